@@ -1,0 +1,62 @@
+// Fault injection: what a rule matches and what it does to the matched request.
+
+/** What happens to a matched request. "Before" actions stop the request from reaching storage. */
+export type FaultAction =
+  /** Answer with a Kubernetes Status of this code instead of handling the request. */
+  | { type: 'status'; code: number; reason?: string; message?: string; details?: Record<string, unknown> }
+  /** Answer with exactly this status, content type and body instead of handling the request. */
+  | { type: 'raw'; code: number; contentType?: string; body: string }
+  /** Wait before handling: a stall before the response headers. */
+  | { type: 'delay'; ms: number }
+  /** Never answer. With `execute`, the request is handled (and persisted) first. */
+  | { type: 'hang'; execute?: boolean }
+  /** Destroy the connection without an answer. With `execute`, the request is handled first. */
+  | { type: 'reset'; execute?: boolean }
+  /** Handle the request, send the headers and half the body, then wait `ms` before the rest. */
+  | { type: 'stall-body'; ms: number }
+  /** Handle the request, send the headers and half the body, then destroy the connection. */
+  | { type: 'reset-mid-body' }
+  /** Handle the request and send its body `bytes` at a time, `intervalMs` apart. */
+  | { type: 'trickle'; bytes: number; intervalMs: number };
+
+export interface FaultRule {
+  method?: string;
+  /** Exact path, or a pattern tested against the path (no query). */
+  path?: string | RegExp;
+  /** Fire on the nth matching request only (1-based). Without it, every matching request fires. */
+  nth?: number;
+  /** How many times the rule fires at most; default 1 with `nth`, unlimited without. */
+  times?: number;
+  action: FaultAction;
+}
+
+export class FaultTable {
+  readonly #rules: { rule: FaultRule; seen: number; fired: number }[] = [];
+
+  add(rule: FaultRule): void {
+    this.#rules.push({ rule, seen: 0, fired: 0 });
+  }
+
+  clear(): void {
+    this.#rules.length = 0;
+  }
+
+  /** The action of the first rule that fires for this request, counting it against every matching rule. */
+  match(method: string, path: string): FaultAction | undefined {
+    let chosen: FaultAction | undefined;
+    for (const entry of this.#rules) {
+      const { rule } = entry;
+      if (rule.method && rule.method.toUpperCase() !== method) continue;
+      if (typeof rule.path === 'string' && rule.path !== path) continue;
+      if (rule.path instanceof RegExp && !rule.path.test(path)) continue;
+      entry.seen += 1;
+      const limit = rule.times ?? (rule.nth === undefined ? Infinity : 1);
+      const due = rule.nth === undefined ? true : entry.seen >= rule.nth;
+      if (chosen === undefined && due && entry.fired < limit) {
+        entry.fired += 1;
+        chosen = rule.action;
+      }
+    }
+    return chosen;
+  }
+}

@@ -1,0 +1,154 @@
+// startSimulator(): a local OpenShift API server over real HTTPS, for tests, the demo and benchmarks.
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import type { FaultRule } from './faults.ts';
+import type { Json, JsonObject } from './fields.ts';
+import { type Identity, infoForObject, type LogEntry, type Rule, SimulatorServer } from './server.ts';
+import { exampleObjects } from './seed.ts';
+
+export type { FaultAction, FaultRule } from './faults.ts';
+export type { Identity, LogEntry, Rule } from './server.ts';
+export type { Json, JsonObject } from './fields.ts';
+
+export interface SimulatorOptions {
+  /** Extra bearer tokens and who they are; an admin token is always created. */
+  tokens?: Record<string, Identity>;
+  /** Namespaces that exist from the start (`default` always does). Default: `infra`, `workers`, `other`. */
+  namespaces?: string[];
+  /** Seeds the example Templates (`worker-template` and friends in `infra`). Default true. */
+  seedExamples?: boolean;
+  /** Latency added to every request before it is handled, in milliseconds. */
+  latencyMs?: number;
+  port?: number;
+}
+
+export interface KubeconfigObject {
+  apiVersion: 'v1';
+  kind: 'Config';
+  clusters: { name: string; cluster: { server: string; 'certificate-authority-data': string } }[];
+  users: { name: string; user: { token: string } }[];
+  contexts: { name: string; context: { cluster: string; user: string; namespace: string } }[];
+  'current-context': string;
+  preferences: Record<string, never>;
+}
+
+export interface Simulator {
+  url: string;
+  /** PEM of the CA that signed the server certificate. */
+  caCert: string;
+  /** The admin bearer token. */
+  token: string;
+  /** A kubeconfig with one context per token; `current-context` is the admin's (`simulator`). */
+  kubeconfig: KubeconfigObject;
+  /** The kubeconfig as text (JSON, which is valid YAML). */
+  kubeconfigText: string;
+  writeKubeconfig(path: string): Promise<void>;
+  /** Every request received, in order. */
+  readonly log: LogEntry[];
+  clearLog(): void;
+  /** Requests that could change state (POST, PUT, PATCH, DELETE). */
+  mutations(): LogEntry[];
+  /** TCP connections accepted and TLS handshakes completed so far. */
+  stats(): { connections: number; handshakes: number; openSockets: number };
+  setLatency(ms: number): void;
+  addFault(rule: FaultRule): void;
+  clearFaults(): void;
+  addToken(token: string, identity: Identity): void;
+  /** Stores an object as though `manager` had created it (namespaces are created as needed). */
+  seed(object: JsonObject, manager?: string): JsonObject;
+  /** What the server holds, or undefined. */
+  getObject(apiVersion: string, kind: string, namespace: string, name: string): JsonObject | undefined;
+  setStatus(apiVersion: string, kind: string, namespace: string, name: string, status: Json): void;
+  objectCount(): number;
+  close(): Promise<void>;
+}
+
+function kubeconfigFor(url: string, caCert: string, tokens: Map<string, Identity>): KubeconfigObject {
+  const entries = [...tokens.entries()];
+  return {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: 'simulator',
+        cluster: { server: url, 'certificate-authority-data': Buffer.from(caCert).toString('base64') },
+      },
+    ],
+    users: entries.map(([token, identity]) => ({ name: identity.user, user: { token } })),
+    contexts: entries.map(([, identity], i) => ({
+      name: i === 0 ? 'simulator' : identity.user,
+      context: { cluster: 'simulator', user: identity.user, namespace: 'workers' },
+    })),
+    'current-context': 'simulator',
+    preferences: {},
+  };
+}
+
+/**
+ * Starts the simulator on 127.0.0.1 with a fresh CA, an admin token and the example Templates.
+ *
+ * @example
+ * const sim = await startSimulator();
+ * try { ... sim.kubeconfigText ... } finally { await sim.close(); }
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const token = `sim-admin-${randomBytes(16).toString('hex')}`;
+  const tokens: Record<string, Identity> = { [token]: { user: 'admin' }, ...(options.tokens ?? {}) };
+  const server = new SimulatorServer({ tokens, latencyMs: options.latencyMs ?? 0 });
+  for (const namespace of ['default', ...(options.namespaces ?? ['infra', 'workers', 'other'])]) {
+    server.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  }
+  if (options.seedExamples !== false) for (const object of exampleObjects()) server.seed(object);
+  const url = await server.listen(options.port ?? 0);
+  const caCert = server.tls.caCert;
+  const kubeconfig = (): KubeconfigObject => kubeconfigFor(url, caCert, server.tokens);
+
+  return {
+    url,
+    caCert,
+    token,
+    get kubeconfig() {
+      return kubeconfig();
+    },
+    get kubeconfigText() {
+      return `${JSON.stringify(kubeconfig(), null, 2)}\n`;
+    },
+    async writeKubeconfig(path) {
+      await writeFile(path, `${JSON.stringify(kubeconfig(), null, 2)}\n`, { mode: 0o600 });
+    },
+    log: server.log,
+    clearLog: () => {
+      server.log.length = 0;
+    },
+    mutations: () => server.log.filter((e) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(e.method)),
+    stats: () => ({
+      connections: server.connections,
+      handshakes: server.handshakes,
+      openSockets: server.openSockets,
+    }),
+    setLatency: (ms) => {
+      server.latencyMs = ms;
+    },
+    addFault: (rule) => {
+      server.addFault(rule);
+    },
+    clearFaults: () => {
+      server.faults.clear();
+    },
+    addToken: (newToken, identity) => {
+      server.tokens.set(newToken, identity);
+    },
+    seed: (object, manager) => server.seed(object, manager),
+    getObject: (apiVersion, kind, namespace, name) => {
+      const info = infoForObject({ apiVersion, kind });
+      return server.store.peek(info, namespace, name);
+    },
+    setStatus: (apiVersion, kind, namespace, name, status) => {
+      server.store.setStatus(infoForObject({ apiVersion, kind }), namespace, name, status);
+    },
+    objectCount: () => server.store.count(),
+    close: () => server.close(),
+  };
+}
+
+export type { Rule as AuthorizationRule };

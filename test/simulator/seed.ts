@@ -1,0 +1,82 @@
+// The example Templates every simulator start is seeded with.
+import type { JsonObject } from './fields.ts';
+
+/** `worker-template` from the README: a ConfigMap, a Secret with stringData and a KubeVirt VM. */
+export function workerTemplate(namespace = 'infra'): JsonObject {
+  return {
+    apiVersion: 'template.openshift.io/v1',
+    kind: 'Template',
+    metadata: { name: 'worker-template', namespace },
+    message: 'Worker ${VM_NAME} renders image tag ${IMAGE_TAG}.',
+    labels: { 'app.kubernetes.io/managed-by': 'mini-scheduler', worker: '${VM_NAME}' },
+    parameters: [
+      { name: 'VM_NAME', description: 'Name of the worker VM and its objects', required: true },
+      { name: 'IMAGE_TAG', description: 'Container disk image tag', value: 'latest' },
+      { name: 'MEMORY', description: 'Guest memory', value: '1Gi' },
+      { name: 'API_KEY', description: 'Secret handed to the worker', value: 'change-me' },
+    ],
+    objects: [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: '${VM_NAME}-config' },
+        data: { 'image-tag': '${IMAGE_TAG}', 'worker.conf': 'name=${VM_NAME}\nmemory=${MEMORY}\n' },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: '${VM_NAME}-credentials' },
+        type: 'Opaque',
+        stringData: { 'api-key': '${API_KEY}' },
+      },
+      {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachine',
+        metadata: { name: '${VM_NAME}' },
+        spec: {
+          runStrategy: 'Halted',
+          template: {
+            metadata: { labels: { 'kubevirt.io/vm': '${VM_NAME}' } },
+            spec: {
+              domain: {
+                devices: { disks: [{ name: 'containerdisk', disk: { bus: 'virtio' } }] },
+                memory: { guest: '${MEMORY}' },
+              },
+              volumes: [
+                {
+                  name: 'containerdisk',
+                  containerDisk: { image: 'quay.io/containerdisks/fedora:${IMAGE_TAG}' },
+                },
+              ],
+            },
+          },
+        },
+      },
+    ],
+  };
+}
+
+/** A Template with a random generator: refused by create and delete unless overridden. */
+export function generatorTemplate(namespace = 'infra'): JsonObject {
+  return {
+    apiVersion: 'template.openshift.io/v1',
+    kind: 'Template',
+    metadata: { name: 'generated-template', namespace },
+    parameters: [
+      { name: 'NAME', value: 'gen' },
+      { name: 'PASSWORD', generate: 'expression', from: '[a-zA-Z0-9]{16}' },
+    ],
+    objects: [
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: '${NAME}-password' },
+        stringData: { password: '${PASSWORD}' },
+      },
+    ],
+  };
+}
+
+export function exampleObjects(): JsonObject[] {
+  return [workerTemplate(), generatorTemplate()];
+}

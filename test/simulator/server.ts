@@ -1,0 +1,586 @@
+// The simulator's HTTPS front: TLS, authentication, authorization, routing, faults and the request log.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { generateTlsMaterial, type TlsMaterial } from './certs.ts';
+import {
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  findResource,
+  RESOURCES,
+  groupVersionOf,
+  type ResourceInfo,
+  versionInfo,
+} from './discovery.ts';
+import { type FaultAction, type FaultRule, FaultTable } from './faults.ts';
+import { isObject, type Json, type JsonObject } from './fields.ts';
+import { forbidden, invalid, StatusError, unauthorized, type Status } from './status.ts';
+import { ObjectStore } from './store.ts';
+import { processTemplate } from './templates.ts';
+
+/** One RBAC-style rule. Omitted `namespaces` means every namespace (and cluster scope). */
+export interface Rule {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  namespaces?: string[];
+  resourceNames?: string[];
+}
+
+/** Who a bearer token is; without `rules` the user may do everything (cluster-admin). */
+export interface Identity {
+  user: string;
+  rules?: Rule[];
+}
+
+export interface LogEntry {
+  seq: number;
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  contentType: string | undefined;
+  body: string;
+  user: string | undefined;
+  /** Status sent, or 0 when no answer was sent (hang, reset). */
+  status: number;
+  time: number;
+  durationMs: number;
+  connection: number;
+}
+
+export interface ServerOptions {
+  tokens: Record<string, Identity>;
+  latencyMs: number;
+  tls?: TlsMaterial;
+}
+
+interface Route {
+  info: ResourceInfo;
+  namespace: string;
+  name: string | undefined;
+  subresource: string | undefined;
+}
+
+class NotFoundPath extends Error {}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function parseRoute(segments: string[]): Route {
+  let group = '';
+  let version: string | undefined;
+  let rest: string[];
+  if (segments[0] === 'api') {
+    version = segments[1];
+    rest = segments.slice(2);
+  } else {
+    group = segments[1] ?? '';
+    version = segments[2];
+    rest = segments.slice(3);
+  }
+  let namespace = '';
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    namespace = rest[1] ?? '';
+    rest = rest.slice(2);
+  }
+  const info = findResource(group, version ?? '', rest[0] ?? '');
+  if (!info || rest.length > 3) throw new NotFoundPath();
+  const subresource = rest[2];
+  if (subresource !== undefined && !findResource(group, version ?? '', `${info.name}/${subresource}`)) {
+    throw new NotFoundPath();
+  }
+  const name = rest[1];
+  const clusterScopedInNamespace = !info.namespaced && namespace !== '';
+  const namedWithoutNamespace = info.namespaced && namespace === '' && name !== undefined;
+  if (clusterScopedInNamespace || namedWithoutNamespace) throw new NotFoundPath();
+  return { info, namespace, name, subresource };
+}
+
+function verbFor(method: string, route: Route): string {
+  switch (method) {
+    case 'GET':
+      return route.name === undefined ? 'list' : 'get';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return route.name === undefined ? 'deletecollection' : 'delete';
+    default:
+      return method.toLowerCase();
+  }
+}
+
+function allowed(identity: Identity, verb: string, route: Route): boolean {
+  if (!identity.rules) return true;
+  const resource = route.subresource ? `${route.info.name}/${route.subresource}` : route.info.name;
+  return identity.rules.some(
+    (rule) =>
+      (rule.verbs.includes(verb) || rule.verbs.includes('*')) &&
+      (rule.apiGroups.includes(route.info.group) || rule.apiGroups.includes('*')) &&
+      (rule.resources.includes(resource) || rule.resources.includes('*')) &&
+      (!rule.namespaces || rule.namespaces.includes(route.namespace) || rule.namespaces.includes('*')) &&
+      (!rule.resourceNames || (route.name !== undefined && rule.resourceNames.includes(route.name))),
+  );
+}
+
+function dryRunValues(query: URLSearchParams, kind: string): boolean {
+  const values = query.getAll('dryRun');
+  if (values.some((v) => v !== 'All')) {
+    throw invalid({ group: 'meta.k8s.io', kind }, '', [
+      {
+        type: 'Unsupported',
+        field: 'dryRun',
+        value: `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`,
+        detail: 'supported values: "All"',
+      },
+    ]);
+  }
+  return values.length > 0;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new StatusError(400, 'BadRequest', `error decoding request body: ${detail}`);
+  }
+}
+
+function defaultManager(request: IncomingMessage): string {
+  const agent = request.headers['user-agent'] ?? 'unknown';
+  return agent.split('/')[0] ?? 'unknown';
+}
+
+export class SimulatorServer {
+  readonly store = new ObjectStore();
+  readonly faults = new FaultTable();
+  readonly log: LogEntry[] = [];
+  readonly tls: TlsMaterial;
+  readonly tokens: Map<string, Identity>;
+  latencyMs: number;
+  connections = 0;
+  handshakes = 0;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  #seq = 0;
+
+  constructor(options: ServerOptions) {
+    this.tls = options.tls ?? generateTlsMaterial();
+    this.tokens = new Map(Object.entries(options.tokens));
+    this.latencyMs = options.latencyMs;
+    this.#server = createServer(
+      { key: this.tls.serverKey, cert: this.tls.serverCert, keepAliveTimeout: 30_000 },
+      (req, res) => {
+        void this.#handle(req, res);
+      },
+    );
+    this.#server.on('connection', (socket: Socket) => {
+      this.connections += 1;
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+    });
+    this.#server.on('secureConnection', () => {
+      this.handshakes += 1;
+    });
+    this.#server.on('tlsClientError', () => {
+      // A client that rejects our certificate is a test case, not a server failure.
+    });
+  }
+
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        resolve();
+      });
+    });
+    const address = this.#server.address() as AddressInfo;
+    return `https://${host}:${address.port}`;
+  }
+
+  /** Sockets currently open on the server side. */
+  get openSockets(): number {
+    return this.#sockets.size;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => {
+      this.#server.close(() => {
+        resolve();
+      });
+    });
+  }
+
+  #connectionId(socket: Socket): number {
+    const tagged = socket as Socket & { simulatorId?: number };
+    tagged.simulatorId ??= this.connections;
+    return tagged.simulatorId;
+  }
+
+  async #readBody(request: IncomingMessage): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const started = Date.now();
+    const url = new URL(request.url ?? '/', 'https://simulator');
+    const method = request.method ?? 'GET';
+    const body = await this.#readBody(request).catch(() => '');
+    const query: Record<string, string | string[]> = {};
+    for (const key of new Set(url.searchParams.keys())) {
+      const values = url.searchParams.getAll(key);
+      query[key] = values.length === 1 ? (values[0] ?? '') : values;
+    }
+    const token = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const identity = token === undefined ? undefined : this.tokens.get(token);
+    const entry: LogEntry = {
+      seq: ++this.#seq,
+      method,
+      path: url.pathname,
+      query,
+      contentType: request.headers['content-type'],
+      body,
+      user: identity?.user,
+      status: 0,
+      time: started,
+      durationMs: 0,
+      connection: this.#connectionId(request.socket),
+    };
+    this.log.push(entry);
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+
+    const fault = this.faults.match(method, url.pathname);
+    const execute = (): { code: number; type: string; text: string } =>
+      this.#respondTo(method, url, body, identity, request);
+    const finish = (code: number): void => {
+      entry.status = code;
+      entry.durationMs = Date.now() - started;
+    };
+    if (fault) {
+      await this.#applyFault(fault, execute, response, finish);
+      return;
+    }
+    const answer = execute();
+    this.#send(response, answer);
+    finish(answer.code);
+  }
+
+  #send(response: ServerResponse, answer: { code: number; type: string; text: string }): void {
+    response.writeHead(answer.code, {
+      'Content-Type': answer.type,
+      'Content-Length': Buffer.byteLength(answer.text),
+      'Cache-Control': 'no-cache, private',
+      'Audit-Id': randomBytes(8).toString('hex'),
+    });
+    response.end(answer.text);
+  }
+
+  async #applyFault(
+    fault: FaultAction,
+    execute: () => { code: number; type: string; text: string },
+    response: ServerResponse,
+    finish: (code: number) => void,
+  ): Promise<void> {
+    switch (fault.type) {
+      case 'status': {
+        const status = new StatusError(
+          fault.code,
+          fault.reason ?? 'InternalError',
+          fault.message ?? 'injected failure',
+          fault.details,
+        );
+        const answer = { code: fault.code, type: 'application/json', text: JSON.stringify(status.status) };
+        this.#send(response, answer);
+        finish(fault.code);
+        return;
+      }
+      case 'raw':
+        this.#send(response, {
+          code: fault.code,
+          type: fault.contentType ?? 'application/json',
+          text: fault.body,
+        });
+        finish(fault.code);
+        return;
+      case 'delay': {
+        await sleep(fault.ms);
+        const answer = execute();
+        this.#send(response, answer);
+        finish(answer.code);
+        return;
+      }
+      case 'hang':
+        if (fault.execute) execute();
+        finish(0);
+        return;
+      case 'reset':
+        if (fault.execute) execute();
+        response.socket?.destroy();
+        finish(0);
+        return;
+      case 'stall-body':
+      case 'reset-mid-body':
+      case 'trickle': {
+        const answer = execute();
+        const bytes = Buffer.from(answer.text);
+        response.writeHead(answer.code, { 'Content-Type': answer.type, 'Content-Length': bytes.length });
+        finish(answer.code);
+        if (fault.type === 'trickle') {
+          for (let i = 0; i < bytes.length && !response.destroyed; i += fault.bytes) {
+            response.write(bytes.subarray(i, i + fault.bytes));
+            await sleep(fault.intervalMs);
+          }
+          response.end();
+          return;
+        }
+        const half = Math.floor(bytes.length / 2);
+        response.write(bytes.subarray(0, half));
+        if (fault.type === 'reset-mid-body') {
+          await sleep(20);
+          response.socket?.destroy();
+          return;
+        }
+        await sleep(fault.ms);
+        if (!response.destroyed) response.end(bytes.subarray(half));
+        return;
+      }
+    }
+  }
+
+  #respondTo(
+    method: string,
+    url: URL,
+    body: string,
+    identity: Identity | undefined,
+    request: IncomingMessage,
+  ): { code: number; type: string; text: string } {
+    const json = (code: number, value: unknown): { code: number; type: string; text: string } => ({
+      code,
+      type: 'application/json',
+      text: JSON.stringify(value),
+    });
+    try {
+      if (!identity) throw unauthorized();
+      const result = this.#dispatch(method, url, body, identity, request);
+      return json(result.code, result.body);
+    } catch (error) {
+      if (error instanceof NotFoundPath)
+        return { code: 404, type: 'text/plain; charset=utf-8', text: '404 page not found\n' };
+      if (error instanceof StatusError) return json(error.code, error.status);
+      const message = error instanceof Error ? error.message : String(error);
+      return json(500, new StatusError(500, 'InternalError', `Internal error occurred: ${message}`).status);
+    }
+  }
+
+  #dispatch(
+    method: string,
+    url: URL,
+    body: string,
+    identity: Identity,
+    request: IncomingMessage,
+  ): { code: number; body: unknown } {
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const segments = path.split('/').filter(Boolean);
+    if (method === 'GET') {
+      if (path === '/version') return { code: 200, body: versionInfo() };
+      if (path === '/api') return { code: 200, body: apiVersions() };
+      if (path === '/apis') return { code: 200, body: apiGroupList() };
+      if (segments[0] === 'api' && segments.length === 2) {
+        const list = apiResourceList('', segments[1] ?? '');
+        if (list) return { code: 200, body: list };
+      }
+      if (segments[0] === 'apis' && segments.length === 3) {
+        const list = apiResourceList(segments[1] ?? '', segments[2] ?? '');
+        if (list) return { code: 200, body: list };
+      }
+    }
+    if (segments[0] !== 'api' && segments[0] !== 'apis') throw new NotFoundPath();
+    const route = parseRoute(segments);
+    const verb = verbFor(method, route);
+    if (
+      !route.info.verbs.includes(verb) &&
+      !(route.subresource && ['get', 'patch', 'update'].includes(verb))
+    ) {
+      throw new StatusError(
+        405,
+        'MethodNotAllowed',
+        `the server does not allow this method on the requested resource`,
+        {
+          ...(route.info.group === '' ? {} : { group: route.info.group }),
+          kind: route.info.name,
+          ...(route.name ? { name: route.name } : {}),
+        },
+      );
+    }
+    if (!allowed(identity, verb, route)) {
+      throw forbidden(
+        route.info,
+        route.name,
+        identity.user,
+        verb,
+        route.namespace || undefined,
+        route.subresource,
+      );
+    }
+    if (
+      MUTATING.has(method) &&
+      route.info.namespaced &&
+      route.namespace &&
+      !this.store.namespaceExists(route.namespace)
+    ) {
+      if (!(method === 'DELETE' && route.info.name === 'namespaces')) {
+        throw new StatusError(404, 'NotFound', `namespaces "${route.namespace}" not found`, {
+          name: route.namespace,
+          kind: 'namespaces',
+        });
+      }
+    }
+    return this.#resourceRequest(method, url.searchParams, body, route, request);
+  }
+
+  #resourceRequest(
+    method: string,
+    query: URLSearchParams,
+    body: string,
+    route: Route,
+    request: IncomingMessage,
+  ): { code: number; body: unknown } {
+    const { info, namespace, name } = route;
+    const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    if (method === 'GET') {
+      return name === undefined
+        ? { code: 200, body: this.store.list(info, namespace || undefined) }
+        : { code: 200, body: this.store.get(info, namespace, name) };
+    }
+    if (method === 'POST' && name === undefined) {
+      if (contentType !== 'application/json') throw unsupportedMediaType(['application/json']);
+      const dryRun = dryRunValues(query, 'CreateOptions');
+      const parsed = parseJson(body);
+      if (info.name === 'processedtemplates') return { code: 201, body: processTemplate(parsed, namespace) };
+      const manager = query.get('fieldManager') ?? defaultManager(request);
+      return {
+        code: 201,
+        body: this.store.create(info, namespace, parsed, { fieldManager: manager, dryRun }),
+      };
+    }
+    if (method === 'PATCH' && name !== undefined) {
+      const dryRun = dryRunValues(query, 'PatchOptions');
+      if (contentType === 'application/apply-patch+yaml') {
+        if (route.subresource) throw unsupportedMediaType(['application/merge-patch+json']);
+        const fieldManager = query.get('fieldManager') ?? '';
+        if (fieldManager === '') {
+          throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+            { type: 'Required', field: 'fieldManager', detail: 'is required for apply patch' },
+          ]);
+        }
+        const force = query.get('force') === 'true';
+        const { object, created } = this.store.apply(info, namespace, name, parseJson(body), {
+          fieldManager,
+          force,
+          dryRun,
+        });
+        return { code: created ? 201 : 200, body: object };
+      }
+      if (contentType === 'application/merge-patch+json') {
+        const fieldManager = query.get('fieldManager') ?? defaultManager(request);
+        const options = {
+          fieldManager,
+          dryRun,
+          ...(route.subresource ? { subresource: route.subresource } : {}),
+        };
+        return { code: 200, body: this.store.mergePatch(info, namespace, name, parseJson(body), options) };
+      }
+      throw unsupportedMediaType(['application/merge-patch+json', 'application/apply-patch+yaml']);
+    }
+    if (method === 'DELETE' && name !== undefined) {
+      const options =
+        body.trim() === '' ? deleteOptionsFromQuery(query) : deleteOptionsFromBody(parseJson(body));
+      return { code: 200, body: this.store.delete(info, namespace, name, options) };
+    }
+    throw new StatusError(
+      405,
+      'MethodNotAllowed',
+      'the server does not allow this method on the requested resource',
+    );
+  }
+
+  /** Adds a fault rule; see {@link FaultRule}. */
+  addFault(rule: FaultRule): void {
+    this.faults.add(rule);
+  }
+
+  seed(object: JsonObject, manager?: string): JsonObject {
+    const info = infoForObject(object);
+    const metadata = isObject(object.metadata) ? object.metadata : {};
+    const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : '';
+    if (info.namespaced && !this.store.namespaceExists(namespace)) {
+      this.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    }
+    return this.store.seed(info, namespace, object, manager);
+  }
+}
+
+function unsupportedMediaType(types: string[]): StatusError {
+  return new StatusError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${types.join(', ')}`,
+  );
+}
+
+function deleteOptionsFromQuery(query: URLSearchParams): {
+  uid?: string;
+  propagationPolicy?: string;
+  dryRun: boolean;
+} {
+  const policy = query.get('propagationPolicy');
+  return {
+    dryRun: dryRunValues(query, 'DeleteOptions'),
+    ...(policy !== null ? { propagationPolicy: policy } : {}),
+  };
+}
+
+function deleteOptionsFromBody(body: unknown): { uid?: string; propagationPolicy?: string; dryRun: boolean } {
+  const options = isObject(body) ? body : {};
+  const preconditions = isObject(options.preconditions) ? options.preconditions : {};
+  const dryRun = Array.isArray(options.dryRun) ? options.dryRun : [];
+  const query = new URLSearchParams(
+    dryRun.map((v: Json): [string, string] => ['dryRun', typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
+  return {
+    dryRun: dryRunValues(query, 'DeleteOptions'),
+    ...(typeof preconditions.uid === 'string' ? { uid: preconditions.uid } : {}),
+    ...(typeof options.propagationPolicy === 'string'
+      ? { propagationPolicy: options.propagationPolicy }
+      : {}),
+  };
+}
+
+export function infoForObject(object: JsonObject): ResourceInfo {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  const kind = typeof object.kind === 'string' ? object.kind : '';
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  const info = RESOURCES.find(
+    (r) =>
+      r.group === group &&
+      r.version === version &&
+      r.kind === kind &&
+      !r.name.includes('/') &&
+      r.name !== 'processedtemplates',
+  );
+  if (!info) throw new Error(`the simulator does not serve ${kind} in ${apiVersion}`);
+  return info;
+}
+
+export { groupVersionOf };
+export type { Status };
