@@ -1,0 +1,131 @@
+// connect(): kubeconfig or in-cluster credentials in, one checked ClusterConnection out.
+import { existsSync } from 'node:fs';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  ClusterConnection,
+  DEFAULT_TIMEOUT,
+  loadClientNode,
+  parseDiscovery,
+  toTimeouts,
+} from './connection.ts';
+import { RequestError, ValidationError } from './errors.ts';
+import type { ConnectOptions } from './types.ts';
+import { checkConnectOptions } from './validate.ts';
+
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+function loadError(what: string, error: unknown): RequestError {
+  // YAML errors quote the offending line, which may hold a token: keep only the parser's reason.
+  const parsed = error as { name?: unknown; reason?: unknown; mark?: { line?: unknown } };
+  const safe =
+    parsed.name === 'YAMLException'
+      ? new Error(`invalid YAML: ${String(parsed.reason)} (line ${Number(parsed.mark?.line ?? -1) + 1})`)
+      : error instanceof Error && (error as NodeJS.ErrnoException).code
+        ? new Error(`${(error as NodeJS.ErrnoException).code ?? ''}: cannot read ${what}`)
+        : new Error(`cannot load ${what}`);
+  return new RequestError('Connect', what, safe.message, { cause: safe });
+}
+
+function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: ConnectOptions): KubeConfig {
+  const kc = new k8s.KubeConfig();
+  const env = globalThis.process.env;
+  if (options.inCluster) {
+    if (!env.KUBERNETES_SERVICE_HOST || !env.KUBERNETES_SERVICE_PORT) {
+      throw new RequestError(
+        'Connect',
+        'in-cluster ServiceAccount',
+        'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set; not running in a pod?',
+      );
+    }
+    if (!existsSync(SERVICE_ACCOUNT_TOKEN)) {
+      throw new RequestError(
+        'Connect',
+        'in-cluster ServiceAccount',
+        `no ServiceAccount token at ${SERVICE_ACCOUNT_TOKEN}`,
+      );
+    }
+    kc.loadFromCluster();
+    return kc;
+  }
+  const source = options.kubeconfig ? `kubeconfig "${options.kubeconfig}"` : 'the default kubeconfig';
+  try {
+    if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
+    else kc.loadFromDefault();
+  } catch (error) {
+    throw loadError(source, error);
+  }
+  if (options.context !== undefined) {
+    if (!kc.getContextObject(options.context)) {
+      throw new ValidationError('connect', [`context "${options.context}" is not in ${source}`]);
+    }
+    kc.setCurrentContext(options.context);
+  }
+  if (!kc.getCurrentCluster()) {
+    throw new RequestError('Connect', source, 'the current context names no cluster');
+  }
+  return kc;
+}
+
+function withoutTlsVerification(kc: KubeConfig): void {
+  const current = kc.getCurrentCluster();
+  kc.loadFromOptions({
+    clusters: kc.clusters.map((c) => (c.name === current?.name ? { ...c, skipTLSVerify: true } : c)),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
+}
+
+/** The TLS settings of the current cluster and user, for our own pool; undefined through a proxy. */
+async function tlsOptions(kc: KubeConfig): Promise<Record<string, unknown> | undefined> {
+  const https: Record<string, unknown> = {};
+  await kc.applyToHTTPSOptions(https);
+  const agentOptions = Object.fromEntries(
+    ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername']
+      .filter((k) => https[k] !== undefined)
+      .map((k) => [k, https[k]]),
+  );
+  const dispatcher = kc.createDispatcherOptions(kc.getCurrentCluster(), agentOptions);
+  if (dispatcher.type === 'agent') return { ...dispatcher.connect };
+  if (dispatcher.type === 'none') return {};
+  return undefined;
+}
+
+function secretsOf(kc: KubeConfig): string[] {
+  const user = kc.getCurrentUser();
+  return [user?.token, user?.password, user?.keyData, user?.certData].filter(
+    (s): s is string => typeof s === 'string',
+  );
+}
+
+/** Opens and checks a connection; see `connect` in index.ts for the public documentation. */
+export async function openConnection(options: ConnectOptions = {}): Promise<ClusterConnection> {
+  const issues = checkConnectOptions(options);
+  if (issues.length > 0) throw new ValidationError('connect', issues);
+  const { k8s, Agent } = await loadClientNode();
+  const kc = loadKubeConfig(k8s, options);
+  if (options.verifySsl === false) withoutTlsVerification(kc);
+  const timeouts = toTimeouts(options.requestTimeout, DEFAULT_TIMEOUT);
+  let tls: Record<string, unknown> | undefined;
+  try {
+    tls = await tlsOptions(kc);
+  } catch (error) {
+    throw loadError('the TLS settings of the current context', error);
+  }
+  if (options.verifySsl === false && tls) tls.rejectUnauthorized = false;
+  const connection = new ClusterConnection(kc, k8s, Agent, tls, timeouts, secretsOf(kc));
+  try {
+    // One cheap, authenticated request proves TLS and credentials, and core discovery is cached.
+    const { body } = await connection.request({
+      method: 'GET',
+      path: '/api/v1',
+      step: 'Connect',
+      target: connection.server,
+    });
+    connection.rememberDiscovery('v1', parseDiscovery(body));
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  return connection;
+}

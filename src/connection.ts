@@ -1,0 +1,433 @@
+// One Connection: the kubeconfig, one keep-alive pool with real connect/read timeouts, the single
+// request function every call goes through, and the per-connection discovery cache.
+import { createRequire } from 'node:module';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { debuglog } from 'node:util';
+import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { makeRedactor, type Redactor, redactStatus, RequestError } from './errors.ts';
+import type { Connection, RequestTimeout } from './types.ts';
+
+const debug = debuglog('openshift-templates');
+
+export const DEFAULT_TIMEOUT = { connect: 10_000, read: 60_000 } as const;
+const USER_AGENT = 'openshift-template-client';
+/** Sockets per Connection: sequential work uses one; concurrent operations share a few. */
+const MAX_SOCKETS = 8;
+
+type ClientNode = typeof import('@kubernetes/client-node');
+
+/** The parts of undici's Agent this module uses (client-node's own undici, see `loadAgentClass`). */
+interface Dispatcher {
+  compose(interceptor: (dispatch: DispatchFn) => DispatchFn): Dispatcher;
+  close(): Promise<void>;
+  destroy(): Promise<void>;
+}
+type DispatchFn = (options: Record<string, unknown>, handler: unknown) => boolean;
+type AgentClass = new (options: Record<string, unknown>) => Dispatcher;
+
+let clientNode: Promise<{ k8s: ClientNode; Agent: AgentClass }> | undefined;
+
+/**
+ * Loads client-node on first use, so importing this package costs nothing, and the undici Agent
+ * class from client-node's own undici: a dispatcher from another undici copy would not be
+ * understood by the `fetch` that client-node calls.
+ */
+function loadClientNode(): Promise<{ k8s: ClientNode; Agent: AgentClass }> {
+  clientNode ??= (async () => {
+    const k8s = await import('@kubernetes/client-node');
+    const fromClientNode = createRequire(import.meta.resolve('@kubernetes/client-node'));
+    const undici = (await import(pathToFileURL(fromClientNode.resolve('undici')).href)) as {
+      Agent: AgentClass;
+    };
+    return { k8s, Agent: undici.Agent };
+  })();
+  return clientNode;
+}
+
+export interface Timeouts {
+  connect: number;
+  read: number;
+}
+
+export function toTimeouts(timeout: RequestTimeout | undefined, fallback: Timeouts): Timeouts {
+  if (timeout === undefined) return fallback;
+  return typeof timeout === 'number'
+    ? { connect: timeout, read: timeout }
+    : { connect: timeout.connect, read: timeout.read };
+}
+
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  contentType?: string;
+  /** Names the step and target in errors and debug lines. */
+  step: string;
+  target: string;
+  timeout?: Timeouts | undefined;
+  signal?: AbortSignal | undefined;
+  /** Values that must not appear in an error built from this request's response. */
+  redact?: Redactor | undefined;
+}
+
+export interface ApiResponse {
+  code: number;
+  body: unknown;
+}
+
+/** A discovered resource: the plural name for URLs and whether it lives in a namespace. */
+export interface ResourceInfo {
+  name: string;
+  namespaced: boolean;
+  kind: string;
+}
+
+interface DiscoveredResource extends ResourceInfo {
+  singularName?: string;
+  verbs?: string[];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function errorChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  while (current !== undefined && current !== null && chain.length < 10) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+function chainHas(error: unknown, test: (e: { name?: unknown; code?: unknown }) => boolean): boolean {
+  return errorChain(error).some((e) => typeof e === 'object' && e !== null && test(e));
+}
+
+/** Turns a transport failure into a RequestError that says what happened in words. */
+function transportError(error: unknown, request: ApiRequest, timeout: Timeouts): RequestError {
+  const codes = errorChain(error)
+    .map((e) => (isRecord(e) && typeof e.code === 'string' ? e.code : undefined))
+    .filter((c): c is string => c !== undefined);
+  const mutation = request.method !== 'GET' ? '; the mutation may or may not have been applied' : '';
+  if (codes.includes('UND_ERR_CONNECT_TIMEOUT')) {
+    return new RequestError(request.step, request.target, `connect timed out after ${timeout.connect} ms`, {
+      cause: error,
+      kind: 'timeout',
+    });
+  }
+  if (codes.includes('UND_ERR_HEADERS_TIMEOUT') || codes.includes('UND_ERR_BODY_TIMEOUT')) {
+    return new RequestError(
+      request.step,
+      request.target,
+      `read timed out after ${timeout.read} ms${mutation}`,
+      {
+        cause: error,
+        kind: 'timeout',
+      },
+    );
+  }
+  if (chainHas(error, (e) => e.name === 'TimeoutError')) {
+    return new RequestError(request.step, request.target, `timed out${mutation}`, {
+      cause: error,
+      kind: 'timeout',
+    });
+  }
+  if (chainHas(error, (e) => e.name === 'AbortError')) {
+    return new RequestError(request.step, request.target, `aborted${mutation}`, {
+      cause: error,
+      kind: 'abort',
+    });
+  }
+  const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0];
+  const text = error instanceof Error ? error.message : String(error);
+  const detailed = errorChain(error)
+    .slice(1)
+    .map((e) => (e instanceof Error ? e.message : ''))
+    .filter(Boolean)
+    .join(': ');
+  return new RequestError(
+    request.step,
+    request.target,
+    `request failed${code ? ` (${code})` : ''}: ${detailed || text}${mutation}`,
+    { cause: error },
+  );
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function statusError(request: ApiRequest, code: number, body: unknown): RequestError {
+  const redact = request.redact ?? ((t: string) => t);
+  if (isRecord(body) && body.kind === 'Status') {
+    const status = redactStatus(body, redact);
+    const reason = status.reason ?? '';
+    const causes = (status.details?.causes ?? [])
+      .map((c) => [c.field, c.message].filter(Boolean).join(': '))
+      .filter(Boolean);
+    const causeText =
+      causes.length > 0 && !(status.message ?? '').includes(causes[0] ?? '') ? ` (${causes.join('; ')})` : '';
+    return new RequestError(
+      request.step,
+      request.target,
+      `${code}${reason ? ` ${reason}` : ''}: ${status.message ?? 'no message'}${causeText}`,
+      { code, ...(reason ? { reason } : {}), status },
+    );
+  }
+  const text = typeof body === 'string' ? redact(body.trim()).slice(0, 200) : 'no Status in the response';
+  return new RequestError(request.step, request.target, `${code}: ${text}`, { code });
+}
+
+/** The single request function's home: every call to the API server goes through `request()`. */
+export class ClusterConnection implements Connection {
+  readonly server: string;
+  readonly timeouts: Timeouts;
+  readonly #kc: KubeConfig;
+  readonly #k8s: ClientNode;
+  readonly #Agent: AgentClass;
+  readonly #tls: Record<string, unknown> | undefined;
+  readonly #http: InstanceType<ClientNode['IsomorphicFetchHttpLibrary']>;
+  readonly #agents = new Map<number, Dispatcher>();
+  readonly #dispatchers = new Map<string, Dispatcher>();
+  readonly #discovery = new Map<string, Promise<DiscoveredResource[] | undefined>>();
+  readonly #redactToken: Redactor;
+  #closed = false;
+
+  constructor(
+    kc: KubeConfig,
+    k8s: ClientNode,
+    Agent: AgentClass,
+    tls: Record<string, unknown> | undefined,
+    timeouts: Timeouts,
+    secrets: string[],
+  ) {
+    this.#kc = kc;
+    this.#k8s = k8s;
+    this.#Agent = Agent;
+    this.#tls = tls;
+    this.timeouts = timeouts;
+    this.server = kc.getCurrentCluster()?.server ?? '';
+    this.#http = new k8s.IsomorphicFetchHttpLibrary();
+    this.#redactToken = makeRedactor(secrets);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** A dispatcher on the shared pool for `connect`, with this request's read limits. */
+  #dispatcher(timeouts: Timeouts): Dispatcher | undefined {
+    if (this.#tls === undefined) return undefined;
+    const key = `${timeouts.connect}/${timeouts.read}`;
+    const cached = this.#dispatchers.get(key);
+    if (cached) return cached;
+    let agent = this.#agents.get(timeouts.connect);
+    if (!agent) {
+      agent = new this.#Agent({
+        connect: { ...this.#tls, timeout: timeouts.connect, keepAlive: true, keepAliveInitialDelay: 30_000 },
+        connections: MAX_SOCKETS,
+      });
+      this.#agents.set(timeouts.connect, agent);
+    }
+    const read = timeouts.read;
+    // undici closes the socket after a DELETE with a body unless told the server expects one
+    // (undici lib/dispatcher/client-h1.js, writeBuffer); the API server reads DeleteOptions there.
+    const composed = agent.compose(
+      (dispatch) => (options, handler) =>
+        dispatch(
+          {
+            ...options,
+            headersTimeout: read,
+            bodyTimeout: read,
+            ...(options.method === 'DELETE' ? { reset: false } : {}),
+          },
+          handler,
+        ),
+    );
+    this.#dispatchers.set(key, composed);
+    return composed;
+  }
+
+  async #context(request: ApiRequest, timeouts: Timeouts): Promise<RequestContext> {
+    const url = new URL(this.server.replace(/\/+$/, '') + request.path);
+    for (const [key, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, value);
+    }
+    const ctx = new this.#k8s.RequestContext(url.toString(), request.method);
+    ctx.setHeaderParam('Accept', 'application/json');
+    ctx.setHeaderParam('User-Agent', USER_AGENT);
+    if (request.body !== undefined) {
+      ctx.setHeaderParam('Content-Type', request.contentType ?? 'application/json');
+      ctx.setBody(JSON.stringify(request.body));
+    }
+    await this.#kc.applySecurityAuthentication(ctx);
+    const dispatcher = this.#dispatcher(timeouts);
+    // client-node makes a fresh undici Agent (a new TLS handshake) per request; ours is shared.
+    if (dispatcher)
+      ctx.setDispatcher(dispatcher as unknown as Parameters<RequestContext['setDispatcher']>[0]);
+    const signals: AbortSignal[] = request.signal ? [request.signal] : [];
+    // Through a proxy client-node keeps its own dispatcher, so only a deadline bounds the request.
+    if (!dispatcher) signals.push(AbortSignal.timeout(timeouts.connect + timeouts.read));
+    if (signals.length > 0)
+      ctx.setSignal(signals.length === 1 && signals[0] ? signals[0] : AbortSignal.any(signals));
+    return ctx;
+  }
+
+  /** Sends one request; answers 2xx with the parsed body, throws RequestError for everything else. */
+  async request(request: ApiRequest): Promise<ApiResponse> {
+    const timeouts = request.timeout ?? this.timeouts;
+    if (this.#closed) throw new RequestError(request.step, request.target, 'the connection is closed');
+    if (request.signal?.aborted) {
+      throw new RequestError(request.step, request.target, 'aborted before the request was sent', {
+        cause: request.signal.reason,
+        kind: 'abort',
+      });
+    }
+    const started = performance.now();
+    let code: number;
+    let text: string;
+    try {
+      const ctx = await this.#context(request, timeouts);
+      const response = await this.#http.send(ctx).toPromise();
+      code = response.httpStatusCode;
+      text = await response.body.text();
+      // undici frees the socket for the pool a turn after the body ends; without this wait the
+      // next sequential request finds it busy and opens a second connection (one more handshake).
+      await nextTurn();
+    } catch (error) {
+      debug(
+        '%s %s failed after %dms: %s',
+        request.method,
+        request.path,
+        Math.round(performance.now() - started),
+        request.target,
+      );
+      throw transportError(this.#scrub(error), request, timeouts);
+    }
+    debug(
+      '%s %s %d %dms %s %s',
+      request.method,
+      request.path,
+      code,
+      Math.round(performance.now() - started),
+      request.step,
+      request.target,
+    );
+    const body = parseBody(text);
+    if (code < 200 || code >= 300) throw statusError(request, code, body);
+    if (!isRecord(body)) {
+      throw new RequestError(request.step, request.target, `${code}: the response is not a JSON object`, {
+        code,
+      });
+    }
+    return { code, body };
+  }
+
+  /** Errors from the auth layer can quote kubeconfig values; keep the token out of them. */
+  #scrub(error: unknown): unknown {
+    if (error instanceof Error && this.#redactToken(error.message) !== error.message) {
+      return new Error(this.#redactToken(error.message));
+    }
+    return error;
+  }
+
+  /**
+   * The resources of one group-version, fetched once per connection; concurrent first lookups
+   * share the request. `undefined` when the server does not serve the group-version (404).
+   */
+  discover(
+    apiVersion: string,
+    signal: AbortSignal | undefined,
+    timeout: Timeouts | undefined,
+  ): Promise<DiscoveredResource[] | undefined> {
+    let pending = this.#discovery.get(apiVersion);
+    if (!pending) {
+      pending = this.#fetchDiscovery(apiVersion, signal, timeout);
+      this.#discovery.set(apiVersion, pending);
+      // A failed lookup is forgotten so that a later operation can try again.
+      pending.catch(() => this.#discovery.delete(apiVersion));
+    }
+    return pending;
+  }
+
+  async #fetchDiscovery(
+    apiVersion: string,
+    signal: AbortSignal | undefined,
+    timeout: Timeouts | undefined,
+  ): Promise<DiscoveredResource[] | undefined> {
+    const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    try {
+      const { body } = await this.request({
+        method: 'GET',
+        path,
+        step: 'Discover',
+        target: apiVersion,
+        signal,
+        timeout,
+      });
+      return parseDiscovery(body);
+    } catch (error) {
+      if (error instanceof RequestError && error.code === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Seeds the discovery cache with a document fetched elsewhere (connect's check). */
+  rememberDiscovery(apiVersion: string, resources: DiscoveredResource[]): void {
+    this.#discovery.set(apiVersion, Promise.resolve(resources));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const agents = [...this.#agents.values()];
+    this.#agents.clear();
+    this.#dispatchers.clear();
+    await Promise.all(agents.map((agent) => agent.close().catch(() => agent.destroy())));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/**
+ * The resource for a kind in a discovery document. Subresources (`pods/status`) share their
+ * parent's kind and are skipped; where two resources share a kind (template.openshift.io serves
+ * kind Template as both `processedtemplates` and `templates`), the one whose singular name is the
+ * kind wins, then the one that can be read.
+ */
+export function resourceForKind(
+  resources: readonly DiscoveredResource[],
+  kind: string,
+): ResourceInfo | undefined {
+  const candidates = resources.filter((r) => r.kind === kind && r.name !== '' && !r.name.includes('/'));
+  const lower = kind.toLowerCase();
+  const best =
+    candidates.find((r) => r.singularName === lower) ??
+    candidates.find((r) => r.verbs?.includes('get')) ??
+    candidates[0];
+  return best ? { name: best.name, namespaced: best.namespaced, kind: best.kind } : undefined;
+}
+
+export function parseDiscovery(body: unknown): DiscoveredResource[] {
+  const resources = isRecord(body) && Array.isArray(body.resources) ? (body.resources as unknown[]) : [];
+  return resources.filter(isRecord).map((r) => ({
+    name: typeof r.name === 'string' ? r.name : '',
+    namespaced: r.namespaced === true,
+    kind: typeof r.kind === 'string' ? r.kind : '',
+    ...(typeof r.singularName === 'string' ? { singularName: r.singularName } : {}),
+    ...(Array.isArray(r.verbs) ? { verbs: r.verbs.filter((v): v is string => typeof v === 'string') } : {}),
+  }));
+}
+
+export { loadClientNode };

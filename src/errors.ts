@@ -1,0 +1,158 @@
+// The library's errors: one class per concern, each naming the operation and the target, keeping
+// the original failure as `cause`, and never carrying a token, parameter value or Secret data.
+import type { ResourceRef } from './types.ts';
+
+/**
+ * Thrown for invalid arguments and unsafe rendered objects, always before any mutating request.
+ * `issues` lists every problem found, not just the first.
+ *
+ * @example
+ * try {
+ *   await ocp.create('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers' });
+ * } catch (error) {
+ *   if (error instanceof ocp.ValidationError) console.error(error.issues);
+ * }
+ */
+export class ValidationError extends Error {
+  override readonly name = 'ValidationError';
+  /** Every problem found, each naming the argument or object it concerns. */
+  readonly issues: readonly string[];
+
+  constructor(operation: string, issues: readonly string[]) {
+    const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
+    super(`${operation}: ${count}: ${issues.join('; ')}`);
+    this.issues = issues;
+  }
+}
+
+/** One object whose mutation failed, with the error that says why. */
+export interface OperationFailure {
+  resource: ResourceRef;
+  error: Error;
+}
+
+/**
+ * Thrown when applying or deleting objects fails part-way. `resources` are exactly the objects
+ * that succeeded; `failures` the ones that did not, each with its error.
+ *
+ * @example
+ * try {
+ *   await ocp.create('worker-template', params, { namespace: 'workers', api });
+ * } catch (error) {
+ *   if (error instanceof ocp.OperationError) {
+ *     console.error(error.operation, error.resources.length, 'succeeded');
+ *     for (const { resource, error: why } of error.failures) console.error(resource.name, why.message);
+ *   }
+ * }
+ */
+export class OperationError extends Error {
+  override readonly name = 'OperationError';
+  readonly operation: 'Apply' | 'Delete';
+  readonly resources: ResourceRef[];
+  readonly failures: OperationFailure[];
+
+  constructor(operation: 'Apply' | 'Delete', resources: ResourceRef[], failures: OperationFailure[]) {
+    const first = failures[0];
+    const detail = first ? `; first failure: ${first.error.message}` : '';
+    const cause =
+      failures.length === 1 && first
+        ? first.error
+        : new AggregateError(
+            failures.map((f) => f.error),
+            `${failures.length} ${operation.toLowerCase()} failures`,
+          );
+    super(
+      `${operation} failed for ${failures.length} object${failures.length === 1 ? '' : 's'} ` +
+        `(${resources.length} succeeded)${detail}`,
+      { cause },
+    );
+    this.operation = operation;
+    this.resources = resources;
+    this.failures = failures;
+  }
+}
+
+/** A Kubernetes `Status` body, as the API server sends it with an error. */
+export interface KubernetesStatus {
+  kind?: string;
+  apiVersion?: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
+}
+
+/**
+ * Any failure of one request or step other than validation: transport, TLS, timeouts, and HTTP
+ * error statuses. Its `name` is `'TimeoutError'` when a timeout or a timeout signal ended it.
+ */
+export class RequestError extends Error {
+  override name: 'RequestError' | 'TimeoutError' | 'AbortError' = 'RequestError';
+  /** The step that failed: `Connect`, `Discover`, `Get Template`, `Process Template`, `Apply`, `Get`, `Delete`. */
+  readonly step: string;
+  /** What the step was acting on, e.g. `ConfigMap "w1-config" in namespace "workers"`. */
+  readonly target: string;
+  /** HTTP status code, when the server answered. */
+  readonly code: number | undefined;
+  /** The Kubernetes Status `reason` (`Conflict`, `Forbidden`, ...), when there is one. */
+  readonly reason: string | undefined;
+  /** The server's Status, with any secret value redacted. */
+  readonly status: KubernetesStatus | undefined;
+
+  constructor(step: string, target: string, detail: string, fields: RequestErrorFields = {}) {
+    super(`${step} ${target}: ${detail}`, fields.cause === undefined ? undefined : { cause: fields.cause });
+    this.step = step;
+    this.target = target;
+    this.code = fields.code;
+    this.reason = fields.reason;
+    this.status = fields.status;
+    if (fields.kind === 'timeout') this.name = 'TimeoutError';
+    else if (fields.kind === 'abort') this.name = 'AbortError';
+  }
+}
+
+export interface RequestErrorFields {
+  code?: number;
+  reason?: string;
+  status?: KubernetesStatus;
+  cause?: unknown;
+  kind?: 'timeout' | 'abort';
+}
+
+/** Replaces every occurrence of a sensitive value; shorter values than this are not worth hiding. */
+const MIN_SECRET_LENGTH = 4;
+
+export type Redactor = (text: string) => string;
+
+export function makeRedactor(secrets: Iterable<string>): Redactor {
+  const values = [...new Set(secrets)]
+    .filter((s) => s.length >= MIN_SECRET_LENGTH)
+    .sort((a, b) => b.length - a.length);
+  if (values.length === 0) return (text) => text;
+  return (text) => {
+    let out = text;
+    for (const value of values) out = out.split(value).join('[redacted]');
+    return out;
+  };
+}
+
+function redactDeep(value: unknown, redact: Redactor): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]));
+  }
+  return value;
+}
+
+export function redactStatus(status: KubernetesStatus, redact: Redactor): KubernetesStatus {
+  return redactDeep(status, redact) as KubernetesStatus;
+}

@@ -1,0 +1,293 @@
+// The steps the five operations are made of: render a Template, resolve targets, apply, read, delete.
+import type { ClusterConnection, Timeouts } from './connection.ts';
+import { resourceForKind, toTimeouts } from './connection.ts';
+import {
+  makeRedactor,
+  OperationError,
+  type OperationFailure,
+  type Redactor,
+  RequestError,
+  ValidationError,
+} from './errors.ts';
+import type { KubernetesObject, ResourceRef, TemplateOptions, TemplateParameters } from './types.ts';
+import {
+  checkProcessedTemplate,
+  checkRenderedObjects,
+  describeRef,
+  isRecord,
+  normalizeSecret,
+  prepareTemplate,
+  sensitiveValues,
+  type Target,
+  unresolvedGenerators,
+} from './validate.ts';
+
+const TEMPLATE_API = '/apis/template.openshift.io/v1';
+
+/** What every step of one operation shares. */
+export interface Step {
+  operation: string;
+  connection: ClusterConnection;
+  timeout: Timeouts;
+  signal: AbortSignal | undefined;
+  redact: Redactor;
+}
+
+export function stepFor(
+  operation: string,
+  connection: ClusterConnection,
+  options: { requestTimeout?: unknown; signal?: AbortSignal | undefined },
+): Step {
+  return {
+    operation,
+    connection,
+    timeout: toTimeouts(options.requestTimeout as Timeouts | number | undefined, connection.timeouts),
+    signal: options.signal,
+    redact: (text) => text,
+  };
+}
+
+function segment(value: string): string {
+  return encodeURIComponent(value);
+}
+
+export function objectPath(apiVersion: string, resource: string, namespace: string, name?: string): string {
+  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const collection = `${base}/namespaces/${segment(namespace)}/${segment(resource)}`;
+  return name === undefined ? collection : `${collection}/${segment(name)}`;
+}
+
+export interface Rendered {
+  objects: KubernetesObject[];
+  redact: Redactor;
+}
+
+/**
+ * GET the stored Template, override parameters in a copy, refuse random generators, and let the
+ * server render it in the target namespace.
+ */
+export async function renderTemplate(
+  step: Step,
+  templateName: string,
+  parameters: TemplateParameters | undefined,
+  options: TemplateOptions,
+): Promise<Rendered> {
+  const templateNamespace = options.templateNamespace ?? options.namespace;
+  const paramRedact = makeRedactor(Object.values(parameters ?? {}).map(String));
+  const { body: stored } = await step.connection.request({
+    method: 'GET',
+    path: `${TEMPLATE_API}/namespaces/${segment(templateNamespace)}/templates/${segment(templateName)}`,
+    step: 'Get Template',
+    target: `Template "${templateName}" in namespace "${templateNamespace}"`,
+    timeout: step.timeout,
+    signal: step.signal,
+    redact: paramRedact,
+  });
+  if (!isRecord(stored) || stored.kind !== 'Template') {
+    throw new RequestError(
+      'Get Template',
+      `"${templateName}" in namespace "${templateNamespace}"`,
+      'the response is not a Template',
+    );
+  }
+  const { template, issues } = prepareTemplate(stored, parameters);
+  if (issues.length > 0) throw new ValidationError(`${step.operation} ${templateName}`, issues);
+  const unresolved = unresolvedGenerators(template);
+  if (unresolved.length > 0) {
+    throw new ValidationError(
+      `${step.operation} ${templateName}`,
+      unresolved.map(
+        (name) =>
+          `parameter ${name} would be generated at random, so a replay could not name the same objects; give it an explicit value`,
+      ),
+    );
+  }
+  const target = `Template "${templateName}" in namespace "${options.namespace}"`;
+  const { body: processed } = await step.connection.request({
+    method: 'POST',
+    path: `${TEMPLATE_API}/namespaces/${segment(options.namespace)}/processedtemplates`,
+    body: template,
+    step: 'Process Template',
+    target,
+    timeout: step.timeout,
+    signal: step.signal,
+    redact: paramRedact,
+  });
+  const result = checkProcessedTemplate(processed);
+  if (!result)
+    throw new RequestError(
+      'Process Template',
+      target,
+      'the response is not a processed Template with objects',
+    );
+  const objects = result.objects as KubernetesObject[];
+  return { objects, redact: redactorFor(parameters, objects) };
+}
+
+/**
+ * Parameter values appear in error text only inside object names, which are identities; every
+ * other occurrence, and every Secret value, is redacted.
+ */
+function redactorFor(
+  parameters: TemplateParameters | undefined,
+  objects: readonly KubernetesObject[],
+): Redactor {
+  const identities = objects
+    .map((o) => `${o.metadata?.name ?? ''}\n${o.metadata?.namespace ?? ''}`)
+    .join('\n');
+  const secrets = sensitiveValues(undefined, objects);
+  const values = Object.values(parameters ?? {})
+    .map(String)
+    .filter((v) => !identities.includes(v));
+  return makeRedactor([...secrets, ...values]);
+}
+
+/** Discovery for every group-version the objects use (once per connection), then all checks. */
+export async function resolveTargets(
+  step: Step,
+  objects: readonly unknown[],
+  namespace: string,
+): Promise<Target[]> {
+  const apiVersions = new Set<string>();
+  for (const object of objects) {
+    if (isRecord(object) && typeof object.apiVersion === 'string' && object.apiVersion !== '')
+      apiVersions.add(object.apiVersion);
+  }
+  const documents = new Map(
+    await Promise.all(
+      [...apiVersions].map(
+        async (apiVersion) =>
+          [apiVersion, await step.connection.discover(apiVersion, step.signal, step.timeout)] as const,
+      ),
+    ),
+  );
+  const { targets, issues } = checkRenderedObjects(objects, namespace, (apiVersion, kind) => {
+    const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
+    return found ? { resource: found.name, namespaced: found.namespaced } : undefined;
+  });
+  if (issues.length > 0) throw new ValidationError(step.operation, issues);
+  return targets;
+}
+
+/** Reference-mode targets: the refs themselves, each resolved through discovery. */
+export async function resolveReferences(step: Step, resources: readonly ResourceRef[]): Promise<Target[]> {
+  const objects = resources.map((ref) => ({
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: { name: ref.name, namespace: ref.namespace },
+  }));
+  const namespace = resources[0]?.namespace ?? '';
+  const targets = await resolveTargets(step, objects, namespace);
+  return targets.map((t, i) => {
+    const uid = resources[i]?.uid;
+    return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
+  });
+}
+
+function uidOf(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  const metadata = isRecord(body.metadata) ? body.metadata : {};
+  if (typeof metadata.uid === 'string') return metadata.uid;
+  const details = isRecord(body.details) ? body.details : {};
+  return typeof details.uid === 'string' ? details.uid : undefined;
+}
+
+function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
+  const { uid: _old, ...rest } = ref;
+  return uid === undefined ? rest : { ...rest, uid };
+}
+
+/** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
+export async function applyAll(
+  step: Step,
+  targets: readonly Target[],
+  fieldManager: string,
+  dryRun: boolean,
+): Promise<ResourceRef[]> {
+  const applied: ResourceRef[] = [];
+  for (const target of targets) {
+    try {
+      const { body } = await step.connection.request({
+        method: 'PATCH',
+        path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
+        query: { fieldManager, dryRun: dryRun ? 'All' : undefined },
+        contentType: 'application/apply-patch+yaml',
+        body: normalizeSecret(target.object),
+        step: 'Apply',
+        target: describeRef(target.ref),
+        timeout: step.timeout,
+        signal: step.signal,
+        redact: step.redact,
+      });
+      applied.push(withUid(target.ref, uidOf(body)));
+    } catch (error) {
+      throw new OperationError('Apply', applied, [{ resource: target.ref, error: asError(error) }]);
+    }
+  }
+  return applied;
+}
+
+export async function readAll(step: Step, targets: readonly Target[]): Promise<KubernetesObject[]> {
+  const objects: KubernetesObject[] = [];
+  for (const target of targets) {
+    const { body } = await step.connection.request({
+      method: 'GET',
+      path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
+      step: 'Get',
+      target: describeRef(target.ref),
+      timeout: step.timeout,
+      signal: step.signal,
+      redact: step.redact,
+    });
+    objects.push(body as KubernetesObject);
+  }
+  return objects;
+}
+
+export interface DeleteFlags {
+  dryRun?: boolean | undefined;
+  propagationPolicy?: string | undefined;
+  useUid: boolean;
+}
+
+/** Deletes in reverse order, attempting every target; 404 counts as already deleted. */
+export async function deleteAll(
+  step: Step,
+  targets: readonly Target[],
+  flags: DeleteFlags,
+): Promise<ResourceRef[]> {
+  const deleted: ResourceRef[] = [];
+  const failures: OperationFailure[] = [];
+  for (const target of [...targets].reverse()) {
+    const uid = flags.useUid ? target.ref.uid : undefined;
+    const body = {
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}),
+      ...(flags.dryRun ? { dryRun: ['All'] } : {}),
+      ...(uid ? { preconditions: { uid } } : {}),
+    };
+    try {
+      const response = await step.connection.request({
+        method: 'DELETE',
+        path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
+        body,
+        step: 'Delete',
+        target: describeRef(target.ref),
+        timeout: step.timeout,
+        signal: step.signal,
+        redact: step.redact,
+      });
+      deleted.push(withUid(target.ref, uidOf(response.body) ?? target.ref.uid));
+    } catch (error) {
+      if (error instanceof RequestError && error.code === 404) deleted.push(target.ref);
+      else failures.push({ resource: target.ref, error: asError(error) });
+    }
+  }
+  if (failures.length > 0) throw new OperationError('Delete', deleted, failures);
+  return deleted;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

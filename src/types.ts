@@ -1,0 +1,96 @@
+// Public types shared by the modules. Kept apart so that validate.ts stays free of I/O imports.
+
+/** A Kubernetes object as plain JSON. */
+export interface KubernetesObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    generateName?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** The identity of one object, as returned by `create()` and accepted by reference-mode `get()`/`delete()`. */
+export interface ResourceRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** The object's UID; reference-mode `delete()` sends it as a precondition. */
+  uid?: string;
+}
+
+/** Template parameter overrides. Booleans become `"true"`/`"false"`, finite numbers their decimal text. */
+export type TemplateParameters = Readonly<Record<string, string | number | boolean>>;
+
+/** Milliseconds per request: one number for both limits, or separate connect and read limits. */
+export type RequestTimeout = number | { readonly connect: number; readonly read: number };
+
+export interface ConnectOptions {
+  /** Path of a kubeconfig file. Default: `KUBECONFIG`, then `~/.kube/config`. */
+  kubeconfig?: string;
+  /** Context to use from the kubeconfig. Default: its `current-context`. */
+  context?: string;
+  /** Use the pod's ServiceAccount token and CA. Not combinable with `kubeconfig` or `context`. */
+  inCluster?: boolean;
+  /** Verify the server's TLS certificate. Default `true`; `false` is an explicit, insecure opt-out. */
+  verifySsl?: boolean;
+  /** Default per-request timeout of this connection. Default `{ connect: 10_000, read: 60_000 }`. */
+  requestTimeout?: RequestTimeout;
+}
+
+/** Options every operation takes. */
+export interface CommonOptions {
+  /** Target namespace: where objects are rendered, applied, read and deleted. */
+  namespace: string;
+  /** A connection to reuse; it stays open. Without it the operation opens and closes its own. */
+  api?: Connection;
+  /** Per-request timeout for this operation's requests. Default: the connection's. */
+  requestTimeout?: RequestTimeout;
+  /** Cancels the whole operation. */
+  signal?: AbortSignal;
+}
+
+export interface TemplateOptions extends CommonOptions {
+  /** Namespace of the stored Template. Default: `namespace`, only when omitted. */
+  templateNamespace?: string;
+}
+
+export interface CreateOptions extends TemplateOptions {
+  /** Server-side apply field manager. Default `'mini-scheduler'`. */
+  fieldManager?: string;
+  /** Ask the server to validate without persisting (`dryRun=All`). */
+  dryRun?: boolean;
+}
+
+export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
+
+export interface DeleteOptions extends TemplateOptions {
+  dryRun?: boolean;
+  propagationPolicy?: PropagationPolicy;
+}
+
+export interface ReferenceOptions extends CommonOptions {
+  /** The objects to read or delete, e.g. the result of `create()`. */
+  resources: readonly ResourceRef[];
+}
+
+export interface ReferenceDeleteOptions extends ReferenceOptions {
+  dryRun?: boolean;
+  propagationPolicy?: PropagationPolicy;
+}
+
+/** An open connection to one API server: a keep-alive pool and a discovery cache. */
+export interface Connection {
+  /** The API server URL. */
+  readonly server: string;
+  /** Closes the connection pool. Idempotent. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}

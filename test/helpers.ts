@@ -1,0 +1,41 @@
+// Shared set-up for the library tests: a simulator per file and connections to it over real HTTPS.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as ocp from '../src/index.ts';
+import { type Simulator, type SimulatorOptions, startSimulator } from './simulator/index.ts';
+
+export interface Harness {
+  sim: Simulator;
+  kubeconfig: string;
+  connect(options?: ocp.ConnectOptions): Promise<ocp.Connection>;
+  close(): Promise<void>;
+}
+
+export async function harness(options: SimulatorOptions = {}): Promise<Harness> {
+  const sim = await startSimulator(options);
+  const dir = await mkdtemp(join(tmpdir(), 'ots-test-'));
+  const kubeconfig = join(dir, 'kubeconfig.json');
+  await sim.writeKubeconfig(kubeconfig);
+  return {
+    sim,
+    kubeconfig,
+    connect: (more = {}) => ocp.connect({ kubeconfig, ...more }),
+    close: async () => {
+      await sim.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const WORKER = { namespace: 'workers', templateNamespace: 'infra' } as const;
+
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof Error) return error;
+    throw new Error('rejected with a non-Error value', { cause: error });
+  }
+  throw new Error('expected the promise to reject, but it resolved');
+}
