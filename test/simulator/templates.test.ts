@@ -1,0 +1,276 @@
+// Template processing against openshift/library-go's rules and texts (openshift-api.md §1).
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { call } from './client.ts';
+import { type Simulator, startSimulator } from './index.ts';
+import { generateExpression } from './templates.ts';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+const PROCESS = '/apis/template.openshift.io/v1/namespaces/workers/processedtemplates';
+
+function template(
+  parameters: unknown[],
+  objects: unknown[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: 'template.openshift.io/v1',
+    kind: 'Template',
+    metadata: { name: 'mytpl' },
+    parameters,
+    objects,
+    ...extra,
+  };
+}
+
+describe('substitution', () => {
+  test('TestProcessValue from library-go, and 201 Created with a Template', async () => {
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template(
+        [
+          { name: 'VALUE', value: '1' },
+          { name: 'STRING_1', value: 'string1' },
+          { name: 'INT_1', value: '1' },
+          { name: 'VALID_JSON_MAP', value: '{"key":"value"}' },
+          { name: 'INVALID_JSON_MAP', value: '{"key":"value"' },
+        ],
+        [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'x' },
+            data: {
+              i1: '${{INT_1}}',
+              key2: '$${VALUE}',
+              s1_s1: '${STRING_1}_${STRING_1}',
+              untouched: 'a${{INT_1}}',
+              untouched3: '${{INVALID_PARAMETER}}',
+              validjsonmap: '${{VALID_JSON_MAP}}',
+              invalidjsonmap: '${{INVALID_JSON_MAP}}',
+              quoted_string: '${{STRING_1}}',
+            },
+          },
+        ],
+      ),
+    });
+    expect(res.status).toBe(201);
+    expect(res.json.kind).toBe('Template');
+    const [object] = res.json.objects as { data: unknown }[];
+    expect(object?.data).toEqual({
+      i1: 1,
+      invalidjsonmap: '{"key":"value"',
+      key2: '$1',
+      quoted_string: 'string1',
+      s1_s1: 'string1_string1',
+      untouched: 'a${{INT_1}}',
+      untouched3: '${{INVALID_PARAMETER}}',
+      validjsonmap: { key: 'value' },
+    });
+  });
+
+  test('map keys, apiVersion, kind and names are substituted; unknown names stay literal', async () => {
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template(
+        [
+          { name: 'N', value: 'w1' },
+          { name: 'K', value: 'ConfigMap' },
+        ],
+        [
+          {
+            apiVersion: 'v1',
+            kind: '${K}',
+            metadata: { name: '${N}-cm' },
+            data: { '${N}.conf': '${UNKNOWN}' },
+          },
+        ],
+      ),
+    });
+    expect((res.json.objects as unknown[])[0]).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'w1-cm' },
+      data: { 'w1.conf': '${UNKNOWN}' },
+    });
+  });
+
+  test('literal namespaces are stripped, parameterised ones kept; template labels win', async () => {
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template(
+        [{ name: 'NS', value: 'elsewhere' }],
+        [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'a', namespace: 'fixed', labels: { app: 'mine', keep: 'yes' } },
+          },
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: '${NS}' } },
+        ],
+        { labels: { app: 'template' } },
+      ),
+    });
+    const [a, b] = res.json.objects as { metadata: Record<string, unknown> }[];
+    expect(a?.metadata).toEqual({ name: 'a', namespace: '', labels: { app: 'template', keep: 'yes' } });
+    expect(b?.metadata).toEqual({ name: 'b', namespace: 'elsewhere', labels: { app: 'template' } });
+  });
+
+  test('a value beats a generator; generated values are returned in parameters', async () => {
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template(
+        [
+          { name: 'FIXED', value: 'given', generate: 'expression', from: '[a-z]{8}' },
+          { name: 'RANDOM', generate: 'expression', from: 'test[0-9]{4}x' },
+        ],
+        [],
+      ),
+    });
+    const parameters = res.json.parameters as { name: string; value: string; generate?: string }[];
+    expect(parameters[0]?.value).toBe('given');
+    expect(parameters[1]?.value).toMatch(/^test[0-8]{4}x$/);
+    expect(parameters[1]?.generate).toBe('expression');
+  });
+});
+
+describe('generator', () => {
+  test('classes and the upstream upper-bound quirk', () => {
+    expect(generateExpression('[\\d]{40}')).toMatch(/^[0-9]{40}$/);
+    expect(generateExpression('[\\w]{40}')).toMatch(/^\w{40}$/);
+    expect(generateExpression('[\\a]{40}')).toMatch(/^[a-zA-Z0-9]{40}$/);
+    // library-go slices ASCII[from:to), so the range's last character is never produced.
+    expect(generateExpression('[a-c]{200}')).toMatch(/^[ab]{200}$/);
+    expect(generateExpression('x[A-Z]{3}y[0-9]{2}z')).toMatch(/^x[A-Y]{3}y[0-8]{2}z$/);
+  });
+
+  test.each([
+    ['[ABC]{3}', 'malformed expresion syntax: [ABC]'],
+    ['[Z-A]{3}', 'invalid range specified: Z-A'],
+    ['[a-z]{300}', 'range must be within [1-255] characters (300)'],
+  ])('%s is rejected with 422 "%s"', async (from, detail) => {
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template([{ name: 'P', generate: 'expression', from }], []),
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.reason).toBe('Invalid');
+    expect(res.json.message).toMatch(
+      /^Template\.template\.openshift\.io "mytpl" is invalid: template\.parameters\[0\]: Invalid value: /,
+    );
+    expect(res.json.message).toContain(detail);
+    expect((res.json.details as { causes: unknown[] }).causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: expect.stringContaining(detail) as unknown,
+        field: 'template.parameters[0]',
+      },
+    ]);
+  });
+
+  test('an unknown generator name', async () => {
+    const res = await call(sim, 'POST', PROCESS, { body: template([{ name: 'X', generate: 'foo' }], []) });
+    expect(res.json.message).toBe(
+      `Template.template.openshift.io "mytpl" is invalid: template.parameters[0]: Invalid value: "foo": Unknown generator name 'foo' for parameter X`,
+    );
+  });
+});
+
+describe('validation', () => {
+  test('a missing required parameter: the real wire text (openshift/origin#16496)', async () => {
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template([{ name: 'DB_PASSWORD', required: true }], []),
+    });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message:
+        'Template.template.openshift.io "mytpl" is invalid: template.parameters[0]: Required value: template.parameters[0]: parameter DB_PASSWORD is required and must be specified',
+      reason: 'Invalid',
+      details: {
+        name: 'mytpl',
+        group: 'template.openshift.io',
+        kind: 'Template',
+        causes: [
+          {
+            reason: 'FieldValueRequired',
+            message:
+              'Required value: template.parameters[0]: parameter DB_PASSWORD is required and must be specified',
+            field: 'template.parameters[0]',
+          },
+        ],
+      },
+      code: 422,
+    });
+  });
+
+  test('several errors are all collected', async () => {
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template(
+        [
+          { name: 'A', required: true },
+          { name: 'B', value: 'ok' },
+          { name: 'C', required: true },
+        ],
+        [],
+      ),
+    });
+    expect(res.json.message).toMatch(
+      /is invalid: \[template\.parameters\[0\]: .*, template\.parameters\[2\]: .*\]$/,
+    );
+    expect((res.json.details as { causes: unknown[] }).causes).toHaveLength(2);
+  });
+
+  test('parameter names are validated first', async () => {
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template([{ name: '' }, { name: 'bad-name' }], []),
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.message).toBe(
+      'Template.template.openshift.io "mytpl" is invalid: [parameters[0].name: Required value, parameters[1].name: Invalid value: "bad-name": does not match ^[a-zA-Z0-9_]+$]',
+    );
+  });
+
+  test('namespace and apiVersion mismatches are 400', async () => {
+    const wrongNamespace = await call(sim, 'POST', PROCESS, {
+      body: { ...template([], []), metadata: { name: 'mytpl', namespace: 'infra' } },
+    });
+    expect(wrongNamespace.status).toBe(400);
+    expect(wrongNamespace.json.message).toBe(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
+    const wrongVersion = await call(sim, 'POST', PROCESS, {
+      body: { ...template([], []), apiVersion: 'v1' },
+    });
+    expect(wrongVersion.status).toBe(400);
+    expect(wrongVersion.json.message).toBe(
+      'the API version in the data (v1) does not match the expected API version (template.openshift.io/v1)',
+    );
+  });
+
+  test('an object without a kind', async () => {
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template([], [{ apiVersion: 'v1', metadata: { name: 'x' } }]),
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.message).toContain("unable to handle object: Object 'Kind' is missing");
+  });
+});
+
+describe('stored Templates', () => {
+  test('readable with GET, creatable with POST, and processing never changes them', async () => {
+    const created = await call(sim, 'POST', '/apis/template.openshift.io/v1/namespaces/infra/templates', {
+      body: { ...template([{ name: 'N', value: 'v' }], []), metadata: { name: 'posted' } },
+    });
+    expect(created.status).toBe(201);
+    const before = await call(sim, 'GET', '/apis/template.openshift.io/v1/namespaces/infra/templates/posted');
+    expect(before.json.metadata).toMatchObject({ name: 'posted', namespace: 'infra' });
+    await call(sim, 'POST', PROCESS, { body: { ...before.json, metadata: { name: 'posted' } } });
+    const after = await call(sim, 'GET', '/apis/template.openshift.io/v1/namespaces/infra/templates/posted');
+    expect(after.json).toEqual(before.json);
+  });
+});
