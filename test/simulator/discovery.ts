@@ -160,3 +160,51 @@ export function versionInfo(): Record<string, unknown> {
     platform: 'linux/amd64',
   };
 }
+
+function openApiPrefix(gv: { group: string; version: string }): string {
+  return gv.group === '' ? `api/${gv.version}` : `apis/${gv.group}/${gv.version}`;
+}
+
+/**
+ * `GET /openapi/v3`: the index kubectl reads before `apply`. Schemas are not served; each
+ * group-version document only says that PATCH accepts `fieldValidation`, which is what kubectl's
+ * QueryParamVerifierV3 looks for before it leaves validation to the server.
+ */
+export function openApiIndex(): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const gv of groupVersions()) {
+    const prefix = openApiPrefix(gv);
+    paths[prefix] = { serverRelativeURL: `/openapi/v3/${prefix}?hash=${gv.group || 'core'}-${gv.version}` };
+  }
+  return { paths };
+}
+
+export function openApiDocument(prefix: string): Record<string, unknown> | undefined {
+  const gv = groupVersions().find((candidate) => openApiPrefix(candidate) === prefix);
+  if (!gv) return undefined;
+  const paths: Record<string, unknown> = {};
+  for (const r of RESOURCES.filter(
+    (x) => x.group === gv.group && x.version === gv.version && !x.name.includes('/'),
+  )) {
+    if (!r.verbs.includes('patch')) continue;
+    const scope = r.namespaced ? '/namespaces/{namespace}' : '';
+    paths[`/${prefix}${scope}/${r.name}/{name}`] = {
+      patch: {
+        operationId: `patch${r.kind}`,
+        'x-kubernetes-action': 'patch',
+        'x-kubernetes-group-version-kind': { group: r.group, version: r.version, kind: r.kind },
+        parameters: ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({
+          name,
+          in: 'query',
+          schema: { type: name === 'force' ? 'boolean' : 'string', uniqueItems: true },
+        })),
+      },
+    };
+  }
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: 'v1.34.2' },
+    paths,
+    components: { schemas: {} },
+  };
+}

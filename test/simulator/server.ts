@@ -11,6 +11,8 @@ import {
   apiResourceList,
   apiVersions,
   findResource,
+  openApiDocument,
+  openApiIndex,
   RESOURCES,
   groupVersionOf,
   type ResourceInfo,
@@ -395,6 +397,11 @@ export class SimulatorServer {
       if (path === '/version') return { code: 200, body: versionInfo() };
       if (path === '/api') return { code: 200, body: apiVersions() };
       if (path === '/apis') return { code: 200, body: apiGroupList() };
+      if (path === '/openapi/v3') return { code: 200, body: openApiIndex() };
+      if (path.startsWith('/openapi/v3/')) {
+        const document = openApiDocument(path.slice('/openapi/v3/'.length));
+        if (document) return { code: 200, body: document };
+      }
       if (segments[0] === 'api' && segments.length === 2) {
         const list = apiResourceList('', segments[1] ?? '');
         if (list) return { code: 200, body: list };

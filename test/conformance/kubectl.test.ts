@@ -1,0 +1,195 @@
+// A client nobody here wrote, kubectl v1.34, against the simulator: apply --server-side, get,
+// delete, and a field-manager conflict, checked against what the server then holds.
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type Simulator, startSimulator } from '../simulator/index.ts';
+import { kubectlPath } from './kubectl.ts';
+
+const run = promisify(execFile);
+
+let sim: Simulator;
+let dir: string;
+let kubectl: string;
+
+beforeAll(async () => {
+  kubectl = kubectlPath();
+  sim = await startSimulator();
+  dir = await mkdtemp(join(tmpdir(), 'kubectl-conformance-'));
+  await sim.writeKubeconfig(join(dir, 'kubeconfig'));
+}, 120_000);
+afterAll(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function kube(...args: string[]): Promise<Result> {
+  const env = { ...process.env, HOME: dir, KUBECONFIG: join(dir, 'kubeconfig') };
+  try {
+    const { stdout, stderr } = await run(kubectl, ['--cache-dir', join(dir, 'cache'), ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+const MANIFEST = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: conf
+  namespace: workers
+data:
+  mode: fast
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: creds
+  namespace: workers
+stringData:
+  token: s3cr3t
+---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: vm-a
+  namespace: workers
+spec:
+  runStrategy: Halted
+  template:
+    spec:
+      domain:
+        devices: {}
+        memory:
+          guest: 1Gi
+`;
+
+describe('kubectl v1.34', () => {
+  test('apply --server-side creates all three objects as kubectl asked', async () => {
+    await writeFile(join(dir, 'objects.yaml'), MANIFEST);
+    const applied = await kube('apply', '--server-side', '-f', join(dir, 'objects.yaml'));
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout.trim().split('\n')).toEqual([
+      'configmap/conf serverside-applied',
+      'secret/creds serverside-applied',
+      'virtualmachine.kubevirt.io/vm-a serverside-applied',
+    ]);
+    const conf = sim.getObject('v1', 'ConfigMap', 'workers', 'conf');
+    expect(conf?.data).toEqual({ mode: 'fast' });
+    expect(
+      (conf?.metadata as { managedFields: { manager: string; operation: string }[] }).managedFields,
+    ).toMatchObject([{ manager: 'kubectl', operation: 'Apply' }]);
+    const creds = sim.getObject('v1', 'Secret', 'workers', 'creds');
+    expect(creds?.data).toEqual({ token: Buffer.from('s3cr3t').toString('base64') });
+    expect(creds?.stringData).toBeUndefined();
+    expect(sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'vm-a')?.spec).toMatchObject({
+      runStrategy: 'Halted',
+    });
+    const patches = sim.log.filter((e) => e.method === 'PATCH');
+    expect(patches.map((e) => e.contentType)).toEqual(Array(3).fill('application/apply-patch+yaml'));
+    expect(patches[0]?.query).toMatchObject({ fieldManager: 'kubectl', force: 'false' });
+  });
+
+  test('get -o json returns what the server holds', async () => {
+    const got = await kube('get', 'virtualmachine', 'vm-a', '-n', 'workers', '-o', 'json');
+    expect(got.code).toBe(0);
+    const vm = JSON.parse(got.stdout) as { metadata: { uid: string }; status: unknown };
+    expect(vm.metadata.uid).toBe(
+      (sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'vm-a')?.metadata as { uid: string }).uid,
+    );
+    expect(vm.status).toEqual({ printableStatus: 'Stopped', ready: false });
+    const template = await kube(
+      'get',
+      'templates.template.openshift.io',
+      'worker-template',
+      '-n',
+      'infra',
+      '-o',
+      'json',
+    );
+    expect(JSON.parse(template.stdout)).toMatchObject({
+      kind: 'Template',
+      metadata: { name: 'worker-template' },
+    });
+  });
+
+  test('a second field manager gets the 409 conflict, and nothing changes', async () => {
+    await writeFile(join(dir, 'other.yaml'), MANIFEST.split('---')[0]?.replace('fast', 'slow') ?? '');
+    const conflict = await kube(
+      'apply',
+      '--server-side',
+      '--field-manager=other',
+      '-f',
+      join(dir, 'other.yaml'),
+    );
+    expect(conflict.code).not.toBe(0);
+    expect(conflict.stderr).toContain('Apply failed with 1 conflict: conflict with "kubectl": .data.mode');
+    expect(sim.getObject('v1', 'ConfigMap', 'workers', 'conf')?.data).toEqual({ mode: 'fast' });
+    const forced = await kube(
+      'apply',
+      '--server-side',
+      '--field-manager=other',
+      '--force-conflicts',
+      '-f',
+      join(dir, 'other.yaml'),
+    );
+    expect(forced.code).toBe(0);
+    expect(sim.getObject('v1', 'ConfigMap', 'workers', 'conf')?.data).toEqual({ mode: 'slow' });
+  });
+
+  test('delete removes every object, and a second delete reports NotFound', async () => {
+    const deleted = await kube('delete', '-f', join(dir, 'objects.yaml'));
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout).toContain('configmap "conf" deleted');
+    expect(deleted.stdout).toContain('virtualmachine.kubevirt.io "vm-a" deleted');
+    expect(sim.getObject('v1', 'ConfigMap', 'workers', 'conf')).toBeUndefined();
+    expect(sim.getObject('v1', 'Secret', 'workers', 'creds')).toBeUndefined();
+    expect(sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'vm-a')).toBeUndefined();
+    const again = await kube('delete', 'configmap', 'conf', '-n', 'workers');
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('Error from server (NotFound): configmaps "conf" not found');
+  });
+});
+
+test('the standalone simulator writes a kubeconfig that kubectl can use', async () => {
+  const kubeconfig = join(dir, 'standalone.json');
+  const child = spawn(process.execPath, ['test/simulator/main.ts', '--kubeconfig-out', kubeconfig], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('listening on')) resolve();
+      });
+      child.once('exit', (code) => {
+        reject(new Error(`simulator exited early with ${String(code)}`));
+      });
+    });
+    const got = await kube(
+      '--kubeconfig',
+      kubeconfig,
+      'get',
+      'templates.template.openshift.io',
+      '-n',
+      'infra',
+      '-o',
+      'name',
+    );
+    expect(got.stdout.trim().split('\n').sort()).toEqual([
+      'template.template.openshift.io/generated-template',
+      'template.template.openshift.io/worker-template',
+    ]);
+  } finally {
+    child.kill('SIGTERM');
+  }
+}, 60_000);
