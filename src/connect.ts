@@ -1,5 +1,7 @@
 // connect(): kubeconfig or in-cluster credentials in, one checked ClusterConnection out.
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ClusterConnection,
@@ -8,22 +10,25 @@ import {
   parseDiscovery,
   toTimeouts,
 } from './connection.ts';
-import { RequestError, ValidationError } from './errors.ts';
+import { makeRedactor, type Redactor, RequestError, ValidationError } from './errors.ts';
 import type { ConnectOptions } from './types.ts';
 import { checkConnectOptions } from './validate.ts';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
-function loadError(what: string, error: unknown): RequestError {
+function loadError(what: string, error: unknown, redact: Redactor = (t) => t): RequestError {
   // YAML errors quote the offending line, which may hold a token: keep only the parser's reason.
   const parsed = error as { name?: unknown; reason?: unknown; mark?: { line?: unknown } };
   const safe =
     parsed.name === 'YAMLException'
       ? new Error(`invalid YAML: ${String(parsed.reason)} (line ${Number(parsed.mark?.line ?? -1) + 1})`)
-      : error instanceof Error && (error as NodeJS.ErrnoException).code
-        ? new Error(`${(error as NodeJS.ErrnoException).code ?? ''}: cannot read ${what}`)
-        : new Error(`cannot load ${what}`);
+      : new Error(redact(error instanceof Error ? error.message : String(error)));
   return new RequestError('Connect', what, safe.message, { cause: safe });
+}
+
+function hasDefaultKubeconfig(env: NodeJS.ProcessEnv): boolean {
+  if (env.KUBECONFIG) return true;
+  return existsSync(join(env.HOME ?? homedir(), '.kube', 'config')) || Boolean(env.KUBERNETES_SERVICE_HOST);
 }
 
 function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: ConnectOptions): KubeConfig {
@@ -48,6 +53,13 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
     return kc;
   }
   const source = options.kubeconfig ? `kubeconfig "${options.kubeconfig}"` : 'the default kubeconfig';
+  if (!options.kubeconfig && !hasDefaultKubeconfig(env)) {
+    throw new RequestError(
+      'Connect',
+      source,
+      'no KUBECONFIG, no ~/.kube/config and no in-cluster ServiceAccount found',
+    );
+  }
   try {
     if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
     else kc.loadFromDefault();
@@ -110,7 +122,7 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
   try {
     tls = await tlsOptions(kc);
   } catch (error) {
-    throw loadError('the TLS settings of the current context', error);
+    throw loadError('the TLS settings of the current context', error, makeRedactor(secretsOf(kc)));
   }
   if (options.verifySsl === false && tls) tls.rejectUnauthorized = false;
   const connection = new ClusterConnection(kc, k8s, Agent, tls, timeouts, secretsOf(kc));

@@ -171,15 +171,16 @@ function statusError(request: ApiRequest, code: number, body: unknown): RequestE
   if (isRecord(body) && body.kind === 'Status') {
     const status = redactStatus(body, redact);
     const reason = status.reason ?? '';
+    const message = status.message ?? 'no message';
+    // Causes the message does not already mention (conflicts and 422s usually name their fields).
     const causes = (status.details?.causes ?? [])
-      .map((c) => [c.field, c.message].filter(Boolean).join(': '))
-      .filter(Boolean);
-    const causeText =
-      causes.length > 0 && !(status.message ?? '').includes(causes[0] ?? '') ? ` (${causes.join('; ')})` : '';
+      .filter((c) => !message.includes(c.field ?? c.message ?? ''))
+      .map((c) => [c.field, c.message].filter(Boolean).join(': '));
+    const causeText = causes.length > 0 ? ` (${causes.join('; ')})` : '';
     return new RequestError(
       request.step,
       request.target,
-      `${code}${reason ? ` ${reason}` : ''}: ${status.message ?? 'no message'}${causeText}`,
+      `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}`,
       { code, ...(reason ? { reason } : {}), status },
     );
   }

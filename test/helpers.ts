@@ -17,6 +17,8 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
   const dir = await mkdtemp(join(tmpdir(), 'ots-test-'));
   const kubeconfig = join(dir, 'kubeconfig.json');
   await sim.writeKubeconfig(kubeconfig);
+  // Operations without `api` load the default kubeconfig, as they would in a user's shell.
+  globalThis.process.env.KUBECONFIG = kubeconfig;
   return {
     sim,
     kubeconfig,
@@ -38,4 +40,15 @@ export async function rejection(promise: Promise<unknown>): Promise<Error> {
     throw new Error('rejected with a non-Error value', { cause: error });
   }
   throw new Error('expected the promise to reject, but it resolved');
+}
+
+/** Waits until `read()` returns `expected` (the server sees a closed socket a moment after the client). */
+export async function settles<T>(read: () => T, expected: T, withinMs = 2_000): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  let value = read();
+  while (value !== expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    value = read();
+  }
+  return value;
 }

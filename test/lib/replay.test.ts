@@ -1,0 +1,120 @@
+// Stateless replay: the same inputs name the same objects, from a brand-new connection.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import { harness, type Harness, rejection, settles, WORKER } from '../helpers.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await harness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const params = { VM_NAME: 'replay-1', IMAGE_TAG: '2.0' };
+
+test('delete after a restart: a brand-new connection and no create result', async () => {
+  {
+    await using api = await h.connect();
+    await ocp.create('worker-template', params, { ...WORKER, api });
+  }
+  expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'replay-1')).toBeDefined();
+  h.sim.clearLog();
+
+  // Nothing from the first connection survives: new process, new connection, same inputs.
+  const deleted = await ocp.delete('worker-template', params, { ...WORKER, requestTimeout: 5_000 });
+  expect(deleted.map((r) => `${r.kind}/${r.name}`)).toEqual([
+    'VirtualMachine/replay-1',
+    'Secret/replay-1-credentials',
+    'ConfigMap/replay-1-config',
+  ]);
+  for (const [apiVersion, kind, name] of [
+    ['v1', 'ConfigMap', 'replay-1-config'],
+    ['v1', 'Secret', 'replay-1-credentials'],
+    ['kubevirt.io/v1', 'VirtualMachine', 'replay-1'],
+  ] as const) {
+    expect(h.sim.getObject(apiVersion, kind, 'workers', name)).toBeUndefined();
+  }
+  const deletes = h.sim.log.filter((e) => e.method === 'DELETE');
+  expect(deletes.map((e) => e.path)).toEqual([
+    '/apis/kubevirt.io/v1/namespaces/workers/virtualmachines/replay-1',
+    '/api/v1/namespaces/workers/secrets/replay-1-credentials',
+    '/api/v1/namespaces/workers/configmaps/replay-1-config',
+  ]);
+  // Template mode never sends a UID precondition.
+  for (const entry of deletes) expect(JSON.parse(entry.body)).not.toHaveProperty('preconditions');
+  expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
+});
+
+test('repeated deletion succeeds: 404 means already absent', async () => {
+  await ocp.create('worker-template', params, WORKER);
+  const first = await ocp.delete('worker-template', params, WORKER);
+  h.sim.clearLog();
+  const second = await ocp.delete('worker-template', params, WORKER);
+  expect(second.map((r) => r.name)).toEqual(first.map((r) => r.name));
+  expect(second.every((r) => r.uid === undefined)).toBe(true);
+  expect(h.sim.log.filter((e) => e.method === 'DELETE').map((e) => e.status)).toEqual([404, 404, 404]);
+});
+
+test('reference mode: a saved UID protects a replacement object of the same name', async () => {
+  await using api = await h.connect();
+  const refs = await ocp.create('worker-template', params, { ...WORKER, api });
+  expect(refs.every((r) => typeof r.uid === 'string')).toBe(true);
+  // Someone deletes and re-creates the ConfigMap: same name, new UID.
+  await ocp.delete({ namespace: 'workers', resources: [refs[0] as ocp.ResourceRef], api });
+  await ocp.create('worker-template', params, { ...WORKER, api });
+  const replacementUid = (
+    h.sim.getObject('v1', 'ConfigMap', 'workers', 'replay-1-config')?.metadata as { uid: string }
+  ).uid;
+  expect(replacementUid).not.toBe(refs[0]?.uid);
+
+  const error = await rejection(ocp.delete({ namespace: 'workers', resources: refs, api }));
+  expect(error).toBeInstanceOf(ocp.OperationError);
+  const failure = error as ocp.OperationError;
+  expect(failure.operation).toBe('Delete');
+  // The old VM and Secret were replaced too (create re-applied them, same UIDs kept by apply).
+  expect(failure.failures.map((f) => f.resource.name)).toEqual(['replay-1-config']);
+  const cause = failure.failures[0]?.error as ocp.RequestError;
+  expect(cause.code).toBe(409);
+  expect(cause.reason).toBe('Conflict');
+  expect(cause.message).toContain(`Precondition failed: UID in precondition: ${refs[0]?.uid ?? ''}`);
+  expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'replay-1-config')).toBeDefined();
+  const sent = h.sim.log.filter((e) => e.method === 'DELETE').at(-1);
+  expect(JSON.parse(sent?.body ?? '{}')).toMatchObject({ preconditions: { uid: refs[0]?.uid } });
+  await ocp.delete('worker-template', params, { ...WORKER, api });
+});
+
+test('reference mode without UIDs deletes by name; an empty list sends nothing', async () => {
+  const refs = await ocp.create('worker-template', params, WORKER);
+  const withoutUids = refs.map(({ uid: _uid, ...rest }) => rest);
+  h.sim.clearLog();
+  expect(await ocp.delete({ namespace: 'workers', resources: [] })).toEqual([]);
+  expect(await ocp.get({ namespace: 'workers', resources: [] })).toEqual([]);
+  expect(h.sim.log).toHaveLength(0);
+  const deleted = await ocp.delete({ namespace: 'workers', resources: withoutUids });
+  expect(deleted.map((r) => r.kind)).toEqual(['VirtualMachine', 'Secret', 'ConfigMap']);
+  for (const entry of h.sim.log.filter((e) => e.method === 'DELETE'))
+    expect(JSON.parse(entry.body)).not.toHaveProperty('preconditions');
+});
+
+test('get reads live objects in order, status included, in both modes', async () => {
+  await using api = await h.connect();
+  const refs = await ocp.create('worker-template', params, { ...WORKER, api });
+  h.sim.setStatus('kubevirt.io/v1', 'VirtualMachine', 'workers', 'replay-1', {
+    printableStatus: 'Running',
+    ready: true,
+  });
+  const live = await ocp.get('worker-template', params, { ...WORKER, api });
+  expect(live.map((o) => o.kind)).toEqual(['ConfigMap', 'Secret', 'VirtualMachine']);
+  expect(live[2]?.status).toEqual({ printableStatus: 'Running', ready: true });
+  expect(live[0]?.metadata?.uid).toBe(refs[0]?.uid);
+  const byRef = await ocp.get({ namespace: 'workers', resources: refs, api });
+  expect(byRef).toEqual(live);
+  await ocp.delete('worker-template', params, { ...WORKER, api });
+  const missing = await rejection(ocp.get({ namespace: 'workers', resources: refs, api }));
+  expect(missing).toBeInstanceOf(ocp.RequestError);
+  expect((missing as ocp.RequestError).code).toBe(404);
+  expect(missing.message).toBe(
+    'Get ConfigMap "replay-1-config" in namespace "workers": 404 NotFound: configmaps "replay-1-config" not found',
+  );
+});

@@ -1,0 +1,269 @@
+// Everything that must be refused before the first mutating request, with every problem named.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import { harness, type Harness, rejection, WORKER } from '../helpers.ts';
+
+let h: Harness;
+let api: ocp.Connection;
+beforeAll(async () => {
+  h = await harness();
+  api = await h.connect();
+  const template = (name: string, parameters: unknown[], objects: unknown[]): void => {
+    h.sim.seed({
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      metadata: { name, namespace: 'infra' },
+      parameters,
+      objects,
+    } as never);
+  };
+  template(
+    'two-generators',
+    [
+      { name: 'NAME', value: 'gen' },
+      { name: 'PASSWORD', generate: 'expression', from: '[a-z]{12}' },
+      { name: 'SALT', generate: 'expression', from: '[a-z]{4}' },
+      { name: 'PINNED', generate: 'expression', from: '[a-z]{4}', value: 'fixed' },
+    ],
+    [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: '${NAME}-cm' },
+        data: { p: '${PASSWORD}', s: '${SALT}' },
+      },
+    ],
+  );
+  template(
+    'elsewhere',
+    [{ name: 'NS', value: 'other' }],
+    [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'aimed', namespace: '${NS}' } },
+    ],
+  );
+  template(
+    'cluster-scoped',
+    [],
+    [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fine' } },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'escalate' } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'new-ns' } },
+    ],
+  );
+  template(
+    'unsafe',
+    [],
+    [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'random-' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'both', generateName: 'x-' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'twice' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'twice' } },
+      { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } },
+      { apiVersion: 'v1', kind: 'Gadget', metadata: { name: 'g' } },
+      { kind: 'ConfigMap', metadata: { name: 'no-version' } },
+    ],
+  );
+});
+beforeEach(() => {
+  h.sim.clearLog();
+});
+afterAll(async () => {
+  await api.close();
+  await h.close();
+});
+
+const noMutations = (): void => {
+  expect(h.sim.mutations().filter((e) => !e.path.endsWith('/processedtemplates'))).toEqual([]);
+};
+
+describe('unresolved generators', () => {
+  test.each(['process', 'create', 'get', 'delete'] as const)(
+    '%s refuses them, naming every one, before processing',
+    async (operation) => {
+      const error = await rejection(ocp[operation]('two-generators', {}, { ...WORKER, api }));
+      expect(error).toBeInstanceOf(ocp.ValidationError);
+      const issues = (error as ocp.ValidationError).issues;
+      expect(issues).toHaveLength(2);
+      expect(issues[0]).toContain('parameter PASSWORD');
+      expect(issues[1]).toContain('parameter SALT');
+      expect(h.sim.log.map((e) => e.method)).toEqual(['GET']);
+    },
+  );
+
+  test('explicit values make create and delete pass, and the values are used', async () => {
+    const params = { PASSWORD: 'chosen-password', SALT: 'salt' };
+    const refs = await ocp.create('two-generators', params, { ...WORKER, api });
+    expect(refs.map((r) => r.name)).toEqual(['gen-cm']);
+    expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'gen-cm')?.data).toEqual({
+      p: 'chosen-password',
+      s: 'salt',
+    });
+    const sent = JSON.parse(h.sim.log.find((e) => e.path.endsWith('/processedtemplates'))?.body ?? '{}') as {
+      parameters: Record<string, unknown>[];
+      metadata: Record<string, unknown>;
+    };
+    expect(sent.parameters[1]).toEqual({ name: 'PASSWORD', value: 'chosen-password' });
+    expect(sent.parameters[3]).toMatchObject({ name: 'PINNED', value: 'fixed', generate: 'expression' });
+    expect(sent.metadata).toEqual({ name: 'two-generators' });
+    expect(await ocp.delete('two-generators', params, { ...WORKER, api })).toHaveLength(1);
+  });
+});
+
+describe('parameters', () => {
+  test('undeclared names and bad value types are all reported, never with their values', async () => {
+    const badTypes = await rejection(
+      ocp.create('worker-template', { VM_NAME: 'x', A: Number.NaN, B: null, C: {}, D: Infinity } as never, {
+        ...WORKER,
+        api,
+      }),
+    );
+    expect(badTypes).toBeInstanceOf(ocp.ValidationError);
+    expect((badTypes as ocp.ValidationError).issues).toHaveLength(4);
+    expect(h.sim.log).toHaveLength(0);
+    const unknown = await rejection(
+      ocp.create('worker-template', { VM_NAME: 'x', TYPO: 'secret-value' }, { ...WORKER, api }),
+    );
+    expect((unknown as ocp.ValidationError).issues).toEqual([
+      'parameter "TYPO" is not declared by the Template',
+    ]);
+    expect(unknown.message).not.toContain('secret-value');
+    noMutations();
+  });
+
+  test('booleans and numbers become text', async () => {
+    h.sim.seed({
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      metadata: { name: 'typed', namespace: 'infra' },
+      parameters: [{ name: 'FLAG' }, { name: 'COUNT' }],
+      objects: [
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'typed' },
+          data: { flag: '${FLAG}', count: '${COUNT}' },
+        },
+      ],
+    });
+    const [object] = await ocp.process('typed', { FLAG: false, COUNT: 2.5 }, { ...WORKER, api });
+    expect(object?.data).toEqual({ flag: 'false', count: '2.5' });
+  });
+});
+
+describe('namespace boundaries', () => {
+  test('the template namespace is separate from the target', async () => {
+    await ocp.process('worker-template', { VM_NAME: 'ns-1' }, { ...WORKER, api });
+    expect(h.sim.log.map((e) => `${e.method} ${e.path}`)).toEqual([
+      'GET /apis/template.openshift.io/v1/namespaces/infra/templates/worker-template',
+      'POST /apis/template.openshift.io/v1/namespaces/workers/processedtemplates',
+    ]);
+    // templateNamespace defaults to the target only when omitted; an empty string is an error.
+    const empty = await rejection(
+      ocp.process('worker-template', { VM_NAME: 'x' }, { namespace: 'workers', templateNamespace: '', api }),
+    );
+    expect((empty as ocp.ValidationError).issues).toEqual(['templateNamespace must not be empty']);
+  });
+
+  test.each(['create', 'delete', 'get'] as const)(
+    '%s refuses a rendered object aimed at another namespace, with zero mutations',
+    async (operation) => {
+      const error = await rejection(ocp[operation]('elsewhere', {}, { ...WORKER, api }));
+      expect(error).toBeInstanceOf(ocp.ValidationError);
+      expect((error as ocp.ValidationError).issues).toEqual([
+        'object 2 (ConfigMap "aimed") is aimed at namespace "other", not the target namespace "workers"',
+      ]);
+      noMutations();
+      expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'first')).toBeUndefined();
+    },
+  );
+
+  test('cluster-scoped kinds are refused, with zero mutations', async () => {
+    const error = await rejection(ocp.create('cluster-scoped', {}, { ...WORKER, api }));
+    expect((error as ocp.ValidationError).issues).toEqual([
+      'object 2 (ClusterRole "escalate"): ClusterRole is cluster-scoped; only namespaced objects are allowed',
+      'object 3 (Namespace "new-ns"): Namespace is cluster-scoped; only namespaced objects are allowed',
+    ]);
+    noMutations();
+  });
+
+  test('generateName, duplicates, unknown kinds and missing fields: every problem at once', async () => {
+    const error = await rejection(ocp.create('unsafe', {}, { ...WORKER, api }));
+    expect((error as ocp.ValidationError).issues).toEqual([
+      'object 1 (ConfigMap (no name)) has no metadata.name (a stable name is required)',
+      'object 1 (ConfigMap (no name)) uses metadata.generateName, which cannot be replayed',
+      'object 2 (ConfigMap "both") uses metadata.generateName, which cannot be replayed',
+      'object 4 (ConfigMap "twice") repeats the identity of object 3',
+      'object 5 (Widget "w"): kind Widget in example.com/v1 is not served by the cluster',
+      'object 6 (Gadget "g"): kind Gadget in v1 is not served by the cluster',
+      'object 7 (ConfigMap "no-version") has no apiVersion',
+    ]);
+    noMutations();
+  });
+});
+
+describe('arguments', () => {
+  test('invalid names, empty strings and mixed modes fail before any request', async () => {
+    h.sim.clearLog();
+    const cases: [Promise<unknown>, string][] = [
+      [
+        ocp.create('Bad_Name', {}, { namespace: 'workers', api }),
+        'templateName "Bad_Name" is not a valid name (DNS-1123 subdomain)',
+      ],
+      [ocp.create('ok', {}, { namespace: '', api }), 'namespace must not be empty'],
+      [
+        ocp.create('ok', {}, { namespace: 'UPPER', api }),
+        'namespace "UPPER" is not a valid namespace name (DNS-1123 label)',
+      ],
+      [
+        ocp.get('ok', {}, { namespace: 'workers', resources: [], api } as never),
+        'resources cannot be combined with a template name',
+      ],
+      [
+        ocp.delete({ namespace: 'workers', resources: [], templateNamespace: 'infra', api } as never),
+        'templateNamespace cannot be combined with resources',
+      ],
+      [
+        ocp.delete({ namespace: 'workers', api } as never),
+        'resources must be an array of references, or a template name must be given',
+      ],
+      [
+        ocp.delete({
+          namespace: 'workers',
+          resources: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', namespace: 'other' }],
+          api,
+        }),
+        'resources[0] is in namespace "other", not the target namespace "workers"',
+      ],
+      [
+        ocp.create('ok', {}, { namespace: 'workers', requestTimeout: -1, api }),
+        'requestTimeout must be a positive number',
+      ],
+      [
+        ocp.create('ok', {}, { namespace: 'workers', fieldManager: '', api }),
+        'fieldManager must be a non-empty string',
+      ],
+      [
+        ocp.connect({ inCluster: true, context: 'x' }),
+        'inCluster cannot be combined with kubeconfig or context',
+      ],
+    ];
+    for (const [promise, text] of cases) {
+      const error = await rejection(promise);
+      expect(error).toBeInstanceOf(ocp.ValidationError);
+      expect(error.message).toContain(text);
+    }
+    expect(h.sim.log).toHaveLength(0);
+  });
+
+  test('an api that is not a Connection, or a closed one, is refused', async () => {
+    const fake = { server: 'x', close: () => Promise.resolve() } as unknown as ocp.Connection;
+    expect(
+      await rejection(ocp.process('worker-template', {}, { namespace: 'workers', api: fake })),
+    ).toBeInstanceOf(ocp.ValidationError);
+    const closed = await h.connect();
+    await closed.close();
+    const error = await rejection(ocp.process('worker-template', {}, { namespace: 'workers', api: closed }));
+    expect(error.message).toContain('api is a closed Connection');
+  });
+});
