@@ -52,3 +52,24 @@ export async function settles<T>(read: () => T, expected: T, withinMs = 2_000): 
   }
   return value;
 }
+
+/** Asserts the class and narrows to it. */
+export function instance<T>(value: unknown, type: abstract new (...args: never[]) => T): T {
+  if (!(value instanceof type))
+    throw new Error(`expected a ${type.name}, got ${String(value)}`, { cause: value });
+  return value;
+}
+
+type TemplateCall = (
+  name: string,
+  parameters: ocp.TemplateParameters,
+  options: ocp.DeleteOptions & ocp.CreateOptions,
+) => Promise<unknown>;
+
+/** The four template-mode operations, callable by name. */
+export const templateOperations: Record<'process' | 'create' | 'get' | 'delete', TemplateCall> = {
+  process: (n, p, o) => ocp.process(n, p, o),
+  create: (n, p, o) => ocp.create(n, p, o),
+  get: (n, p, o) => ocp.get(n, p, o),
+  delete: (n, p, o) => ocp.delete(n, p, o),
+};

@@ -1,7 +1,7 @@
 // Apply and delete as the server sees them: bodies, conflicts, partial failures, Secrets, KubeVirt.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
-import { harness, type Harness, rejection, WORKER } from '../helpers.ts';
+import { type Harness, harness, instance, rejection, WORKER } from '../helpers.ts';
 
 let h: Harness;
 let api: ocp.Connection;
@@ -99,7 +99,7 @@ describe('KubeVirt', () => {
       name: 'kv-1',
       namespace: 'workers',
     });
-    const [vm] = await ocp.get({ namespace: 'workers', resources: [refs[2] as ocp.ResourceRef], api });
+    const [vm] = await ocp.get({ namespace: 'workers', resources: refs.slice(2, 3), api });
     expect(vm?.spec).toMatchObject({ template: { spec: { domain: { memory: { guest: '2Gi' } } } } });
     expect(vm?.status).toEqual({ printableStatus: 'Stopped', ready: false });
     expect(h.sim.log.filter((e) => e.path === '/apis/kubevirt.io/v1')).toHaveLength(0);
@@ -169,10 +169,10 @@ describe('failures', () => {
       ocp.create('worker-template', { VM_NAME: 'cf', IMAGE_TAG: '9.9' }, { ...WORKER, api }),
     );
     expect(error).toBeInstanceOf(ocp.OperationError);
-    const failure = error as ocp.OperationError;
+    const failure = instance(error, ocp.OperationError);
     expect(failure.operation).toBe('Apply');
     expect(failure.resources).toEqual([]);
-    const cause = failure.failures[0]?.error as ocp.RequestError;
+    const cause = instance(failure.failures[0]?.error, ocp.RequestError);
     expect(cause.code).toBe(409);
     expect(cause.reason).toBe('Conflict');
     expect(cause.status?.details?.causes).toEqual([
@@ -206,13 +206,13 @@ describe('failures', () => {
       },
     });
     const error = await rejection(ocp.create('worker-template', { VM_NAME: 'pf' }, { ...WORKER, api }));
-    const failure = error as ocp.OperationError;
+    const failure = instance(error, ocp.OperationError);
     expect(failure.resources.map((r) => r.name)).toEqual(['pf-config']);
     expect(failure.resources[0]?.uid).toBe(
       (h.sim.getObject('v1', 'ConfigMap', 'workers', 'pf-config')?.metadata as { uid: string }).uid,
     );
     expect(failure.failures.map((f) => f.resource.name)).toEqual(['pf-credentials']);
-    expect((failure.failures[0]?.error as ocp.RequestError).code).toBe(403);
+    expect(instance(failure.failures[0]?.error, ocp.RequestError).code).toBe(403);
     expect(failure.message).toContain('Apply failed for 1 object (1 succeeded)');
     expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(2);
     expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'pf')).toBeUndefined();
@@ -236,10 +236,10 @@ describe('failures', () => {
       action: { type: 'status', code: 403, reason: 'Forbidden', message: 'no' },
     });
     const error = await rejection(ocp.delete('worker-template', { VM_NAME: 'df' }, { ...WORKER, api }));
-    const failure = error as ocp.OperationError;
+    const failure = instance(error, ocp.OperationError);
     expect(failure.operation).toBe('Delete');
     expect(failure.resources.map((r) => r.name)).toEqual(['df-credentials']);
-    expect(failure.failures.map((f) => [f.resource.name, (f.error as ocp.RequestError).code])).toEqual([
+    expect(failure.failures.map((f) => [f.resource.name, instance(f.error, ocp.RequestError).code])).toEqual([
       ['df', 500],
       ['df-config', 403],
     ]);
@@ -265,6 +265,6 @@ describe('failures', () => {
     expect(error.message).toBe(
       'Get Template Template "worker-template" in namespace "infra": 403 Forbidden: templates.template.openshift.io "worker-template" is forbidden: User "limited" cannot get resource "templates" in API group "template.openshift.io" in the namespace "infra"',
     );
-    expect((error as ocp.RequestError).reason).toBe('Forbidden');
+    expect(instance(error, ocp.RequestError).reason).toBe('Forbidden');
   });
 });

@@ -1,7 +1,7 @@
 // Stateless replay: the same inputs name the same objects, from a brand-new connection.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
-import { harness, type Harness, rejection, settles, WORKER } from '../helpers.ts';
+import { type Harness, harness, instance, rejection, settles, WORKER } from '../helpers.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -61,7 +61,7 @@ test('reference mode: a saved UID protects a replacement object of the same name
   const refs = await ocp.create('worker-template', params, { ...WORKER, api });
   expect(refs.every((r) => typeof r.uid === 'string')).toBe(true);
   // Someone deletes and re-creates the ConfigMap: same name, new UID.
-  await ocp.delete({ namespace: 'workers', resources: [refs[0] as ocp.ResourceRef], api });
+  await ocp.delete({ namespace: 'workers', resources: refs.slice(0, 1), api });
   await ocp.create('worker-template', params, { ...WORKER, api });
   const replacementUid = (
     h.sim.getObject('v1', 'ConfigMap', 'workers', 'replay-1-config')?.metadata as { uid: string }
@@ -70,11 +70,11 @@ test('reference mode: a saved UID protects a replacement object of the same name
 
   const error = await rejection(ocp.delete({ namespace: 'workers', resources: refs, api }));
   expect(error).toBeInstanceOf(ocp.OperationError);
-  const failure = error as ocp.OperationError;
+  const failure = instance(error, ocp.OperationError);
   expect(failure.operation).toBe('Delete');
   // The old VM and Secret were replaced too (create re-applied them, same UIDs kept by apply).
   expect(failure.failures.map((f) => f.resource.name)).toEqual(['replay-1-config']);
-  const cause = failure.failures[0]?.error as ocp.RequestError;
+  const cause = instance(failure.failures[0]?.error, ocp.RequestError);
   expect(cause.code).toBe(409);
   expect(cause.reason).toBe('Conflict');
   expect(cause.message).toContain(`Precondition failed: UID in precondition: ${refs[0]?.uid ?? ''}`);
@@ -113,7 +113,7 @@ test('get reads live objects in order, status included, in both modes', async ()
   await ocp.delete('worker-template', params, { ...WORKER, api });
   const missing = await rejection(ocp.get({ namespace: 'workers', resources: refs, api }));
   expect(missing).toBeInstanceOf(ocp.RequestError);
-  expect((missing as ocp.RequestError).code).toBe(404);
+  expect(instance(missing, ocp.RequestError).code).toBe(404);
   expect(missing.message).toBe(
     'Get ConfigMap "replay-1-config" in namespace "workers": 404 NotFound: configmaps "replay-1-config" not found',
   );

@@ -1,7 +1,7 @@
 // Everything that must be refused before the first mutating request, with every problem named.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
-import { harness, type Harness, rejection, WORKER } from '../helpers.ts';
+import { type Harness, harness, instance, rejection, templateOperations, WORKER } from '../helpers.ts';
 
 let h: Harness;
 let api: ocp.Connection;
@@ -81,9 +81,9 @@ describe('unresolved generators', () => {
   test.each(['process', 'create', 'get', 'delete'] as const)(
     '%s refuses them, naming every one, before processing',
     async (operation) => {
-      const error = await rejection(ocp[operation]('two-generators', {}, { ...WORKER, api }));
+      const error = await rejection(templateOperations[operation]('two-generators', {}, { ...WORKER, api }));
       expect(error).toBeInstanceOf(ocp.ValidationError);
-      const issues = (error as ocp.ValidationError).issues;
+      const issues = instance(error, ocp.ValidationError).issues;
       expect(issues).toHaveLength(2);
       expect(issues[0]).toContain('parameter PASSWORD');
       expect(issues[1]).toContain('parameter SALT');
@@ -119,12 +119,12 @@ describe('parameters', () => {
       }),
     );
     expect(badTypes).toBeInstanceOf(ocp.ValidationError);
-    expect((badTypes as ocp.ValidationError).issues).toHaveLength(4);
+    expect(instance(badTypes, ocp.ValidationError).issues).toHaveLength(4);
     expect(h.sim.log).toHaveLength(0);
     const unknown = await rejection(
       ocp.create('worker-template', { VM_NAME: 'x', TYPO: 'secret-value' }, { ...WORKER, api }),
     );
-    expect((unknown as ocp.ValidationError).issues).toEqual([
+    expect(instance(unknown, ocp.ValidationError).issues).toEqual([
       'parameter "TYPO" is not declared by the Template',
     ]);
     expect(unknown.message).not.toContain('secret-value');
@@ -162,15 +162,15 @@ describe('namespace boundaries', () => {
     const empty = await rejection(
       ocp.process('worker-template', { VM_NAME: 'x' }, { namespace: 'workers', templateNamespace: '', api }),
     );
-    expect((empty as ocp.ValidationError).issues).toEqual(['templateNamespace must not be empty']);
+    expect(instance(empty, ocp.ValidationError).issues).toEqual(['templateNamespace must not be empty']);
   });
 
   test.each(['create', 'delete', 'get'] as const)(
     '%s refuses a rendered object aimed at another namespace, with zero mutations',
     async (operation) => {
-      const error = await rejection(ocp[operation]('elsewhere', {}, { ...WORKER, api }));
+      const error = await rejection(templateOperations[operation]('elsewhere', {}, { ...WORKER, api }));
       expect(error).toBeInstanceOf(ocp.ValidationError);
-      expect((error as ocp.ValidationError).issues).toEqual([
+      expect(instance(error, ocp.ValidationError).issues).toEqual([
         'object 2 (ConfigMap "aimed") is aimed at namespace "other", not the target namespace "workers"',
       ]);
       noMutations();
@@ -180,7 +180,7 @@ describe('namespace boundaries', () => {
 
   test('cluster-scoped kinds are refused, with zero mutations', async () => {
     const error = await rejection(ocp.create('cluster-scoped', {}, { ...WORKER, api }));
-    expect((error as ocp.ValidationError).issues).toEqual([
+    expect(instance(error, ocp.ValidationError).issues).toEqual([
       'object 2 (ClusterRole "escalate"): ClusterRole is cluster-scoped; only namespaced objects are allowed',
       'object 3 (Namespace "new-ns"): Namespace is cluster-scoped; only namespaced objects are allowed',
     ]);
@@ -189,7 +189,7 @@ describe('namespace boundaries', () => {
 
   test('generateName, duplicates, unknown kinds and missing fields: every problem at once', async () => {
     const error = await rejection(ocp.create('unsafe', {}, { ...WORKER, api }));
-    expect((error as ocp.ValidationError).issues).toEqual([
+    expect(instance(error, ocp.ValidationError).issues).toEqual([
       'object 1 (ConfigMap (no name)) has no metadata.name (a stable name is required)',
       'object 1 (ConfigMap (no name)) uses metadata.generateName, which cannot be replayed',
       'object 2 (ConfigMap "both") uses metadata.generateName, which cannot be replayed',
