@@ -157,6 +157,16 @@ function transportError(error: unknown, request: ApiRequest, timeout: Timeouts):
   );
 }
 
+/** The signal had fired before anything was sent: nothing reached the server. */
+export function abortedBeforeSending(step: string, target: string, signal: AbortSignal): RequestError {
+  const reason: unknown = signal.reason;
+  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
+  return new RequestError(step, target, `${timedOut ? 'timed out' : 'aborted'} before the request was sent`, {
+    cause: reason,
+    kind: timedOut ? 'timeout' : 'abort',
+  });
+}
+
 function parseBody(text: string): unknown {
   if (text === '') return undefined;
   try {
@@ -287,12 +297,7 @@ export class ClusterConnection implements Connection {
   async request(request: ApiRequest): Promise<ApiResponse> {
     const timeouts = request.timeout ?? this.timeouts;
     if (this.#closed) throw new RequestError(request.step, request.target, 'the connection is closed');
-    if (request.signal?.aborted) {
-      throw new RequestError(request.step, request.target, 'aborted before the request was sent', {
-        cause: request.signal.reason,
-        kind: 'abort',
-      });
-    }
+    if (request.signal?.aborted) throw abortedBeforeSending(request.step, request.target, request.signal);
     const started = performance.now();
     let code: number;
     let text: string;

@@ -96,7 +96,7 @@ export interface KubernetesStatus {
  */
 export class RequestError extends Error {
   override name: 'RequestError' | 'TimeoutError' | 'AbortError' = 'RequestError';
-  /** The step that failed: `Connect`, `Discover`, `Get Template`, `Process Template`, `Apply`, `Get`, `Delete`. */
+  /** The step that failed: `Connect`, `Discover`, `Get`, `Process`, `Apply` or `Delete`. */
   readonly step: string;
   /** What the step was acting on, e.g. `ConfigMap "w1-config" in namespace "workers"`. */
   readonly target: string;

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { openConnection } from './connect.ts';
-import { ClusterConnection } from './connection.ts';
+import { abortedBeforeSending, ClusterConnection } from './connection.ts';
 import { ValidationError } from './errors.ts';
 import {
   applyAll,
@@ -64,7 +64,8 @@ async function withConnection<T>(
     if (options.api.closed) throw new ValidationError(operation, ['api is a closed Connection']);
     return work(options.api);
   }
-  options.signal?.throwIfAborted();
+  if (options.signal?.aborted)
+    throw abortedBeforeSending('Connect', 'the default kubeconfig', options.signal);
   const connection = await openConnection(
     options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout },
   );

@@ -77,7 +77,7 @@ export async function renderTemplate(
   const { body: stored } = await step.connection.request({
     method: 'GET',
     path: `${TEMPLATE_API}/namespaces/${segment(templateNamespace)}/templates/${segment(templateName)}`,
-    step: 'Get Template',
+    step: 'Get',
     target: `Template "${templateName}" in namespace "${templateNamespace}"`,
     timeout: step.timeout,
     signal: step.signal,
@@ -85,8 +85,8 @@ export async function renderTemplate(
   });
   if (!isRecord(stored) || stored.kind !== 'Template') {
     throw new RequestError(
-      'Get Template',
-      `"${templateName}" in namespace "${templateNamespace}"`,
+      'Get',
+      `Template "${templateName}" in namespace "${templateNamespace}"`,
       'the response is not a Template',
     );
   }
@@ -107,7 +107,7 @@ export async function renderTemplate(
     method: 'POST',
     path: `${TEMPLATE_API}/namespaces/${segment(options.namespace)}/processedtemplates`,
     body: template,
-    step: 'Process Template',
+    step: 'Process',
     target,
     timeout: step.timeout,
     signal: step.signal,
@@ -115,11 +115,7 @@ export async function renderTemplate(
   });
   const result = checkProcessedTemplate(processed);
   if (!result)
-    throw new RequestError(
-      'Process Template',
-      target,
-      'the response is not a processed Template with objects',
-    );
+    throw new RequestError('Process', target, 'the response is not a processed Template with objects');
   const objects = result.objects as KubernetesObject[];
   return { objects, redact: redactorFor(parameters, objects) };
 }

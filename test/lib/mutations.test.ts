@@ -263,7 +263,7 @@ describe('failures', () => {
     );
     expect(error).toBeInstanceOf(ocp.RequestError);
     expect(error.message).toBe(
-      'Get Template Template "worker-template" in namespace "infra": 403 Forbidden: templates.template.openshift.io "worker-template" is forbidden: User "limited" cannot get resource "templates" in API group "template.openshift.io" in the namespace "infra"',
+      'Get Template "worker-template" in namespace "infra": 403 Forbidden: templates.template.openshift.io "worker-template" is forbidden: User "limited" cannot get resource "templates" in API group "template.openshift.io" in the namespace "infra"',
     );
     expect(instance(error, ocp.RequestError).reason).toBe('Forbidden');
   });

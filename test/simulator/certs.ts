@@ -40,7 +40,8 @@ function newCertificate(publicKey: forge.pki.PublicKey, days: number): forge.pki
 export function generateTlsMaterial(commonName = 'openshift-simulator'): TlsMaterial {
   const ca = newKeyPair();
   const caCert = newCertificate(ca.publicKey, 2);
-  const caSubject = [{ name: 'commonName', value: `${commonName}-ca` }];
+  // A unique CA name per start, so a foreign CA is "unknown", not a look-alike with a bad signature.
+  const caSubject = [{ name: 'commonName', value: `${commonName}-ca-${randomBytes(4).toString('hex')}` }];
   caCert.setSubject(caSubject);
   caCert.setIssuer(caSubject);
   caCert.setExtensions([

@@ -1,0 +1,216 @@
+// Connections: TLS verification, credentials, in-cluster auth, pooling and ownership.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import { harness, type Harness, instance, rejection, settles, WORKER } from '../helpers.ts';
+import { startSimulator } from '../simulator/index.ts';
+
+const run = promisify(execFile);
+
+let h: Harness;
+let dir: string;
+beforeAll(async () => {
+  h = await harness();
+  dir = await mkdtemp(join(tmpdir(), 'ots-connection-'));
+  const objects = Array.from({ length: 20 }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: '${P}-' + String(i) },
+  }));
+  h.sim.seed({
+    apiVersion: 'template.openshift.io/v1',
+    kind: 'Template',
+    metadata: { name: 'twenty', namespace: 'infra' },
+    parameters: [{ name: 'P', value: 'cm' }],
+    objects,
+  });
+});
+beforeEach(() => {
+  h.sim.clearLog();
+});
+afterAll(async () => {
+  await h.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function kubeconfigWith(
+  change: (config: ReturnType<typeof structuredClone<typeof h.sim.kubeconfig>>) => void,
+): Promise<string> {
+  const config = structuredClone(h.sim.kubeconfig);
+  change(config);
+  const path = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(path, JSON.stringify(config));
+  return path;
+}
+
+describe('pooling and ownership', () => {
+  test('one TCP connection and one TLS handshake for a whole 20-object create', async () => {
+    const before = h.sim.stats();
+    await using api = await h.connect();
+    const refs = await ocp.create('twenty', {}, { ...WORKER, api });
+    expect(refs).toHaveLength(20);
+    const after = h.sim.stats();
+    expect(after.connections - before.connections).toBe(1);
+    expect(after.handshakes - before.handshakes).toBe(1);
+    expect(h.sim.log).toHaveLength(1 + 2 + 20);
+    await ocp.delete('twenty', {}, { ...WORKER, api });
+    expect(h.sim.stats().handshakes - before.handshakes).toBe(1);
+  });
+
+  test('an injected connection stays open; an own connection is closed on success and on failure', async () => {
+    const api = await h.connect();
+    await ocp.process('worker-template', { VM_NAME: 'own' }, { ...WORKER, api });
+    expect(h.sim.stats().openSockets).toBe(1);
+    await ocp.process('worker-template', { VM_NAME: 'own' }, { ...WORKER, api });
+    expect(h.sim.stats().openSockets).toBe(1);
+    await api.close();
+    await api.close();
+    expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
+
+    await ocp.process('worker-template', { VM_NAME: 'own' }, WORKER);
+    expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
+    const error = await rejection(ocp.process('missing-template', {}, WORKER));
+    expect(instance(error, ocp.RequestError).code).toBe(404);
+    expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
+  });
+
+  test('concurrent first lookups of a group-version share one discovery request', async () => {
+    await using api = await h.connect();
+    await Promise.all(
+      ['c1', 'c2', 'c3', 'c4'].map((name) =>
+        ocp.create('worker-template', { VM_NAME: name }, { ...WORKER, api }),
+      ),
+    );
+    expect(h.sim.log.filter((e) => e.path === '/apis/kubevirt.io/v1')).toHaveLength(1);
+    expect(h.sim.log.filter((e) => e.path === '/api/v1')).toHaveLength(1);
+    await Promise.all(
+      ['c1', 'c2', 'c3', 'c4'].map((name) =>
+        ocp.delete('worker-template', { VM_NAME: name }, { ...WORKER, api }),
+      ),
+    );
+    expect(h.sim.log.filter((e) => e.path === '/apis/kubevirt.io/v1')).toHaveLength(1);
+  });
+
+  test('kind Template resolves to templates, never processedtemplates', async () => {
+    h.sim.seed({
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      metadata: { name: 'template-maker', namespace: 'infra' },
+      objects: [
+        { apiVersion: 'template.openshift.io/v1', kind: 'Template', metadata: { name: 'made' }, objects: [] },
+      ],
+    });
+    await using api = await h.connect();
+    await ocp.create('template-maker', {}, { ...WORKER, api });
+    expect(h.sim.log.filter((e) => e.method === 'PATCH').map((e) => e.path)).toEqual([
+      '/apis/template.openshift.io/v1/namespaces/workers/templates/made',
+    ]);
+    expect(await ocp.delete('template-maker', {}, { ...WORKER, api })).toHaveLength(1);
+  });
+});
+
+describe('TLS and credentials', () => {
+  test('TLS is verified by default: an unknown CA fails at connect and leaves nothing open', async () => {
+    const stranger = await startSimulator({ seedExamples: false });
+    try {
+      const path = await kubeconfigWith((c) => {
+        const cluster = c.clusters[0];
+        if (cluster)
+          cluster.cluster['certificate-authority-data'] = Buffer.from(stranger.caCert).toString('base64');
+      });
+      const error = instance(await rejection(ocp.connect({ kubeconfig: path })), ocp.RequestError);
+      expect(error.step).toBe('Connect');
+      expect(error.message).toMatch(
+        /^Connect https:\/\/127\.0\.0\.1:\d+: request failed \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\)/,
+      );
+      expect(error.cause).toBeInstanceOf(Error);
+      expect(h.sim.log.filter((e) => e.path === '/api/v1')).toHaveLength(0);
+
+      await using insecure = await ocp.connect({ kubeconfig: path, verifySsl: false });
+      const objects = await ocp.process('worker-template', { VM_NAME: 'tls' }, { ...WORKER, api: insecure });
+      expect(objects).toHaveLength(3);
+    } finally {
+      await stranger.close();
+    }
+    expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
+  });
+
+  test('a certificate for another host name is refused', async () => {
+    const path = await kubeconfigWith((c) => {
+      const cluster = c.clusters[0]?.cluster as Record<string, unknown>;
+      cluster['tls-server-name'] = 'api.other.example';
+    });
+    const error = instance(await rejection(ocp.connect({ kubeconfig: path })), ocp.RequestError);
+    expect(error.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+  });
+
+  test('an unknown token gets 401 at connect; an unknown context is a ValidationError', async () => {
+    const path = await kubeconfigWith((c) => {
+      const user = c.users[0];
+      if (user) user.user.token = 'wrong-token-value';
+    });
+    const error = instance(await rejection(ocp.connect({ kubeconfig: path })), ocp.RequestError);
+    expect(error.code).toBe(401);
+    expect(error.message).toMatch(/^Connect https:\/\/127\.0\.0\.1:\d+: 401 Unauthorized: Unauthorized$/);
+    expect(error.message).not.toContain('wrong-token-value');
+    const context = await rejection(ocp.connect({ kubeconfig: h.kubeconfig, context: 'nope' }));
+    expect(context).toBeInstanceOf(ocp.ValidationError);
+  });
+
+  test('a broken kubeconfig names the file and never quotes it', async () => {
+    const path = join(dir, 'broken.yaml');
+    await writeFile(path, 'users:\n- name: x\n  user: {token: "leaked-token-123"\n');
+    const error = await rejection(ocp.connect({ kubeconfig: path }));
+    expect(error.message).toContain(`kubeconfig "${path}"`);
+    expect(error.message).not.toContain('leaked-token-123');
+    expect((error.cause as Error).message).not.toContain('leaked-token-123');
+    const missing = await rejection(ocp.connect({ kubeconfig: join(dir, 'absent') }));
+    expect(missing.message).toContain('ENOENT');
+  });
+
+  test('in-cluster ServiceAccount auth reads the token and CA from the pod paths', async () => {
+    h.sim.addToken('sa-token-value', { user: 'system:serviceaccount:workers:scheduler' });
+    const secrets = join(dir, 'sa');
+    const port = new URL(h.sim.url).port;
+    await run('mkdir', ['-p', secrets]);
+    await writeFile(join(secrets, 'token'), 'sa-token-value');
+    await writeFile(join(secrets, 'ca.crt'), h.sim.caCert);
+    await writeFile(join(secrets, 'namespace'), 'workers');
+    const script = [
+      'set -e',
+      'mount -t tmpfs tmpfs /run',
+      'mkdir -p /run/secrets/kubernetes.io/serviceaccount',
+      `cp ${secrets}/token ${secrets}/ca.crt ${secrets}/namespace /run/secrets/kubernetes.io/serviceaccount/`,
+      `exec "${process.execPath}" test/fixtures/in-cluster.ts`,
+    ].join('\n');
+    const { stdout } = await run('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], {
+      env: {
+        ...process.env,
+        KUBERNETES_SERVICE_HOST: '127.0.0.1',
+        KUBERNETES_SERVICE_PORT: port,
+        KUBECONFIG: '',
+      },
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      server: `https://127.0.0.1:${port}`,
+      names: ['in-pod-config', 'in-pod-credentials', 'in-pod'],
+    });
+    expect(h.sim.log.map((e) => e.user)).toEqual(Array(3).fill('system:serviceaccount:workers:scheduler'));
+    expect(await readFile(join(secrets, 'token'), 'utf8')).toBe('sa-token-value');
+  });
+
+  test('inCluster outside a pod says so', async () => {
+    const saved = process.env.KUBERNETES_SERVICE_HOST;
+    delete process.env.KUBERNETES_SERVICE_HOST;
+    try {
+      const error = await rejection(ocp.connect({ inCluster: true }));
+      expect(error.message).toContain('KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set');
+    } finally {
+      if (saved !== undefined) process.env.KUBERNETES_SERVICE_HOST = saved;
+    }
+  });
+});

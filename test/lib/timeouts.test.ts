@@ -1,0 +1,160 @@
+// Timeouts and cancellation: real connect and read limits over the wire, and AbortSignal.
+import { createServer, type Server, type Socket } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import { harness, type Harness, instance, rejection, WORKER } from '../helpers.ts';
+
+let h: Harness;
+let api: ocp.Connection;
+beforeAll(async () => {
+  h = await harness();
+  api = await h.connect();
+});
+beforeEach(() => {
+  h.sim.clearLog();
+  h.sim.clearFaults();
+});
+afterAll(async () => {
+  await api.close();
+  await h.close();
+});
+
+describe('timeouts', () => {
+  test('connect: a server that accepts TCP but never finishes the TLS handshake', async () => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const dir = await mkdtemp(join(tmpdir(), 'ots-timeout-'));
+    try {
+      const config = structuredClone(h.sim.kubeconfig);
+      const address = silent.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      if (config.clusters[0]) config.clusters[0].cluster.server = `https://127.0.0.1:${port}`;
+      await writeFile(join(dir, 'kubeconfig'), JSON.stringify(config));
+      const error = await rejection(
+        ocp.connect({ kubeconfig: join(dir, 'kubeconfig'), requestTimeout: { connect: 300, read: 5_000 } }),
+      );
+      expect(error.name).toBe('TimeoutError');
+      expect(error.message).toBe(`Connect https://127.0.0.1:${port}: connect timed out after 300 ms`);
+      expect(error.cause).toBeDefined();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('read of a mutation: the server applied it, the client timed out, the outcome is reported as unknown', async () => {
+    h.sim.addFault({ method: 'PATCH', path: /\/secrets\//, action: { type: 'hang', execute: true } });
+    const error = await rejection(
+      ocp.create(
+        'worker-template',
+        { VM_NAME: 'slow' },
+        { ...WORKER, api, requestTimeout: { connect: 1_000, read: 300 } },
+      ),
+    );
+    const failure = instance(error, ocp.OperationError);
+    expect(failure.resources.map((r) => r.name)).toEqual(['slow-config']);
+    const timeout = instance(failure.failures[0]?.error, ocp.RequestError);
+    expect(timeout.name).toBe('TimeoutError');
+    expect(timeout.message).toBe(
+      'Apply Secret "slow-credentials" in namespace "workers": read timed out after 300 ms; the mutation may or may not have been applied',
+    );
+    // It was in fact applied: exactly why the outcome of a timed-out mutation is unknown.
+    expect(h.sim.getObject('v1', 'Secret', 'workers', 'slow-credentials')).toBeDefined();
+    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(2);
+    h.sim.clearFaults();
+    await ocp.delete('worker-template', { VM_NAME: 'slow' }, { ...WORKER, api });
+  });
+
+  test('read during discovery: nothing is mutated', async () => {
+    await using fresh = await h.connect({ requestTimeout: { connect: 1_000, read: 250 } });
+    h.sim.addFault({ method: 'GET', path: '/apis/kubevirt.io/v1', action: { type: 'delay', ms: 1_000 } });
+    const error = instance(
+      await rejection(ocp.create('worker-template', { VM_NAME: 'disc' }, { ...WORKER, api: fresh })),
+      ocp.RequestError,
+    );
+    expect(error.name).toBe('TimeoutError');
+    expect(error.step).toBe('Discover');
+    expect(error.message).toBe('Discover kubevirt.io/v1: read timed out after 250 ms');
+    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(0);
+    // The failed lookup is not cached: the next operation discovers again and succeeds.
+    h.sim.clearFaults();
+    expect(await ocp.process('worker-template', { VM_NAME: 'disc' }, { ...WORKER, api: fresh })).toHaveLength(
+      3,
+    );
+  });
+
+  test('a body that stalls mid-way is a read timeout too', async () => {
+    h.sim.addFault({ method: 'GET', path: /\/templates\//, action: { type: 'stall-body', ms: 1_000 } });
+    const error = instance(
+      await rejection(
+        ocp.process('worker-template', { VM_NAME: 'x' }, { ...WORKER, api, requestTimeout: 250 }),
+      ),
+      ocp.RequestError,
+    );
+    expect(error.name).toBe('TimeoutError');
+    expect(error.step).toBe('Get');
+  });
+});
+
+describe('cancellation', () => {
+  test('aborted before the first request: nothing is sent', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const error = await rejection(
+      ocp.create('worker-template', { VM_NAME: 'never' }, { ...WORKER, api, signal: controller.signal }),
+    );
+    expect(error.name).toBe('AbortError');
+    expect(h.sim.log).toHaveLength(0);
+  });
+
+  test('aborted during the second apply: OperationError lists exactly the first', async () => {
+    const controller = new AbortController();
+    h.sim.addFault({ method: 'PATCH', path: /\/secrets\//, action: { type: 'delay', ms: 2_000 } });
+    const pending = ocp.create(
+      'worker-template',
+      { VM_NAME: 'cancel' },
+      { ...WORKER, api, signal: controller.signal },
+    );
+    const waitForSecret = async (): Promise<void> => {
+      while (!h.sim.log.some((e) => e.method === 'PATCH' && e.path.includes('/secrets/'))) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await waitForSecret();
+    controller.abort();
+    const failure = instance(await rejection(pending), ocp.OperationError);
+    expect(failure.resources.map((r) => r.name)).toEqual(['cancel-config']);
+    expect(failure.failures[0]?.error.name).toBe('AbortError');
+    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(2);
+    // A timeout signal is reported as a timeout.
+    const timed = instance(
+      await rejection(
+        ocp.delete(
+          'worker-template',
+          { VM_NAME: 'cancel' },
+          { ...WORKER, api, signal: AbortSignal.timeout(0) },
+        ),
+      ),
+      ocp.RequestError,
+    );
+    expect(timed.name).toBe('TimeoutError');
+  });
+});
+
+test('a signal that already fired names what it was, and nothing is sent', async () => {
+  const error = await rejection(
+    ocp.process(
+      'worker-template',
+      { VM_NAME: 'x' },
+      { ...WORKER, signal: AbortSignal.abort(new DOMException('late', 'TimeoutError')) },
+    ),
+  );
+  expect(error.name).toBe('TimeoutError');
+  expect(error.message).toBe('Connect the default kubeconfig: timed out before the request was sent');
+  expect(h.sim.log).toHaveLength(0);
+});
