@@ -43,7 +43,7 @@ const parameters = Object.fromEntries(
 );
 const options = { namespace: values.namespace, templateNamespace: values['template-namespace'] };
 
-let cleanup = async (): Promise<void> => undefined;
+let cleanup = (): Promise<void> => Promise.resolve();
 let connectOptions: ocp.ConnectOptions;
 if (values.kubeconfig !== undefined || values['current-kubeconfig']) {
   connectOptions = {
