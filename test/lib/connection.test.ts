@@ -1,15 +1,12 @@
 // Connections: TLS verification, credentials, in-cluster auth, pooling and ownership.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, instance, rejection, settles, WORKER } from '../helpers.ts';
+import { runInPod } from '../pod.ts';
 import { startSimulator } from '../simulator/index.ts';
-
-const run = promisify(execFile);
 
 let h: Harness;
 let dir: string;
@@ -174,33 +171,13 @@ describe('TLS and credentials', () => {
 
   test('in-cluster ServiceAccount auth reads the token and CA from the pod paths', async () => {
     h.sim.addToken('sa-token-value', { user: 'system:serviceaccount:workers:scheduler' });
-    const secrets = join(dir, 'sa');
     const port = new URL(h.sim.url).port;
-    await run('mkdir', ['-p', secrets]);
-    await writeFile(join(secrets, 'token'), 'sa-token-value');
-    await writeFile(join(secrets, 'ca.crt'), h.sim.caCert);
-    await writeFile(join(secrets, 'namespace'), 'workers');
-    const script = [
-      'set -e',
-      'mount -t tmpfs tmpfs /run',
-      'mkdir -p /run/secrets/kubernetes.io/serviceaccount',
-      `cp ${secrets}/token ${secrets}/ca.crt ${secrets}/namespace /run/secrets/kubernetes.io/serviceaccount/`,
-      `exec "${process.execPath}" test/fixtures/in-cluster.ts`,
-    ].join('\n');
-    const { stdout } = await run('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], {
-      env: {
-        ...process.env,
-        KUBERNETES_SERVICE_HOST: '127.0.0.1',
-        KUBERNETES_SERVICE_PORT: port,
-        KUBECONFIG: '',
-      },
-    });
+    const stdout = await runInPod(h.sim, 'sa-token-value', 'test/fixtures/in-cluster.ts');
     expect(JSON.parse(stdout)).toEqual({
       server: `https://127.0.0.1:${port}`,
       names: ['in-pod-config', 'in-pod-credentials', 'in-pod'],
     });
     expect(h.sim.log.map((e) => e.user)).toEqual(Array(3).fill('system:serviceaccount:workers:scheduler'));
-    expect(await readFile(join(secrets, 'token'), 'utf8')).toBe('sa-token-value');
   });
 
   test('inCluster outside a pod says so', async () => {
