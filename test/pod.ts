@@ -22,7 +22,11 @@ export async function runInPod(sim: Simulator, token: string, script: string): P
       `cp ${dir}/token ${dir}/ca.crt ${dir}/namespace /run/secrets/kubernetes.io/serviceaccount/`,
       `exec "${process.execPath}" "${script}"`,
     ].join('\n');
-    const { stdout } = await run('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', shell], {
+    // Mount namespaces need root; on a CI runner that is not root, sudo provides it.
+    const root = process.getuid?.() === 0;
+    const command = root ? 'unshare' : 'sudo';
+    const args = ['--mount', '--propagation', 'private', 'sh', '-c', shell];
+    const { stdout } = await run(command, root ? args : ['-n', '-E', 'unshare', ...args], {
       env: {
         ...process.env,
         KUBERNETES_SERVICE_HOST: '127.0.0.1',
