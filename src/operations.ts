@@ -149,14 +149,11 @@ export async function resolveTargets(
     if (isRecord(object) && typeof object.apiVersion === 'string' && object.apiVersion !== '')
       apiVersions.add(object.apiVersion);
   }
-  const documents = new Map(
-    await Promise.all(
-      [...apiVersions].map(
-        async (apiVersion) =>
-          [apiVersion, await step.connection.discover(apiVersion, step.signal, step.timeout)] as const,
-      ),
-    ),
-  );
+  // One after another: in parallel they would need a second socket, and so a second handshake.
+  const documents = new Map<string, Awaited<ReturnType<ClusterConnection['discover']>>>();
+  for (const apiVersion of apiVersions) {
+    documents.set(apiVersion, await step.connection.discover(apiVersion, step.signal, step.timeout));
+  }
   const { targets, issues } = checkRenderedObjects(objects, namespace, (apiVersion, kind) => {
     const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
     return found ? { resource: found.name, namespaced: found.namespaced } : undefined;

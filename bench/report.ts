@@ -1,0 +1,176 @@
+// Turns benchmark rows into docs/performance.md and an SVG chart of time against N.
+import { cpus, totalmem, type } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import type { Impl, Op } from './client.ts';
+import type { ImportCost } from './import-cost.ts';
+
+export interface Row {
+  latencyMs: number;
+  d: number;
+  n: number;
+  op: Op;
+  impl: Impl;
+  requests: number;
+  minimum: number;
+  connections: number;
+  handshakes: number;
+  wallMs: number;
+  cpuMs: number;
+  peakHeapBytes: number;
+}
+
+const f1 = (x: number): string => x.toFixed(1);
+
+function find(rows: Row[], q: Partial<Row>): Row | undefined {
+  return rows.find((r) => Object.entries(q).every(([k, v]) => r[k as keyof Row] === v));
+}
+
+function table(rows: Row[], latency: number, d: number): string {
+  const lines = [
+    '| op | N | library ms | baseline ms | bound ms | library/bound | library/baseline | requests (min) | baseline requests | TLS handshakes lib/base | library CPU ms | library peak heap KiB |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const op of ['connect', 'process', 'create', 'get', 'get-ref', 'delete', 'delete-ref'] as Op[]) {
+    for (const n of [...new Set(rows.map((r) => r.n))]) {
+      const lib = find(rows, { latencyMs: latency, d, n, op, impl: 'library' });
+      const base = find(rows, { latencyMs: latency, d, n, op, impl: 'baseline' });
+      if (!lib) continue;
+      const bound = lib.minimum * latency;
+      lines.push(
+        `| ${op} | ${n} | ${f1(lib.wallMs)} | ${base ? f1(base.wallMs) : '—'} | ${bound} | ${bound > 0 ? (lib.wallMs / bound).toFixed(3) : '—'} | ${base ? (lib.wallMs / base.wallMs).toFixed(2) : '—'} | ${lib.requests} (${lib.minimum}) | ${base?.requests ?? '—'} | ${lib.handshakes}/${base?.handshakes ?? '—'} | ${f1(lib.cpuMs)} | ${Math.round(lib.peakHeapBytes / 1024)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+function chart(rows: Row[]): string {
+  const latency = 10;
+  const series = [
+    { label: 'library', color: '#1f77b4', points: [] as [number, number][] },
+    { label: 'client-node baseline', color: '#d62728', points: [] as [number, number][] },
+    { label: 'lower bound', color: '#7f7f7f', points: [] as [number, number][] },
+  ];
+  for (const n of [...new Set(rows.map((r) => r.n))].sort((a, b) => a - b)) {
+    const lib = find(rows, { latencyMs: latency, d: 1, n, op: 'create', impl: 'library' });
+    const base = find(rows, { latencyMs: latency, d: 1, n, op: 'create', impl: 'baseline' });
+    if (lib) series[0]?.points.push([n, lib.wallMs]);
+    if (base) series[1]?.points.push([n, base.wallMs]);
+    if (lib) series[2]?.points.push([n, lib.minimum * latency]);
+  }
+  const all = series.flatMap((s) => s.points);
+  const maxN = Math.max(...all.map((p) => p[0]), 1);
+  const maxT = Math.max(...all.map((p) => p[1]), 1);
+  const [w, h, m] = [640, 360, 60];
+  const x = (n: number): number => m + (Math.log10(n) / Math.log10(maxN)) * (w - 2 * m);
+  const y = (t: number): number => h - m + 20 - (t / maxT) * (h - 2 * m);
+  const lines = series
+    .map(
+      (s, i) =>
+        `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${s.points.map(([n, t]) => `${x(n).toFixed(1)},${y(t).toFixed(1)}`).join(' ')}"/>` +
+        s.points
+          .map(
+            ([n, t]) => `<circle cx="${x(n).toFixed(1)}" cy="${y(t).toFixed(1)}" r="3" fill="${s.color}"/>`,
+          )
+          .join('') +
+        `<text x="${w - m - 150}" y="${m - 30 + i * 16}" fill="${s.color}" font-size="12">${s.label}</text>`,
+    )
+    .join('\n');
+  const ticks = [...new Set(all.map((p) => p[0]))]
+    .map(
+      (n) => `<text x="${x(n).toFixed(1)}" y="${h - m + 38}" font-size="11" text-anchor="middle">${n}</text>`,
+    )
+    .join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+<text x="${m}" y="20" font-size="14">create(): wall time against N objects, 10 ms per request, one group-version</text>
+<line x1="${m}" y1="${h - m + 20}" x2="${w - m}" y2="${h - m + 20}" stroke="black"/>
+<line x1="${m}" y1="${m - 10}" x2="${m}" y2="${h - m + 20}" stroke="black"/>
+<text x="${m - 8}" y="${m - 4}" font-size="11" text-anchor="end">${Math.round(maxT)} ms</text>
+<text x="${m - 8}" y="${h - m + 20}" font-size="11" text-anchor="end">0</text>
+<text x="${w / 2}" y="${h - 8}" font-size="12" text-anchor="middle">N (log scale)</text>
+${ticks}
+${lines}
+</svg>
+`;
+}
+
+function perObject(rows: Row[], latency: number): string {
+  const lines: string[] = [];
+  for (const impl of ['library', 'baseline'] as Impl[]) {
+    const t = (n: number): number | undefined =>
+      find(rows, { latencyMs: latency, d: 1, n, op: 'create', impl })?.wallMs;
+    const heap = (n: number): number | undefined =>
+      find(rows, { latencyMs: latency, d: 1, n, op: 'create', impl })?.peakHeapBytes;
+    const [t10, t100, t500] = [t(10), t(100), t(500)];
+    const [h100, h500] = [heap(100), heap(500)];
+    if (t10 === undefined || t100 === undefined || t500 === undefined) continue;
+    lines.push(
+      `- ${impl}: ${((t100 - t10) / 90).toFixed(3)} ms per object from N=10 to 100, ${((t500 - t100) / 400).toFixed(3)} ms per object from N=100 to 500` +
+        (h100 !== undefined && h500 !== undefined
+          ? `; peak heap ${((h500 - h100) / 400 / 1024).toFixed(1)} KiB per object from N=100 to 500`
+          : ''),
+    );
+  }
+  return lines.join('\n');
+}
+
+export async function writeReport(rows: Row[], imports: ImportCost | undefined): Promise<void> {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const warm = find(rows, { latencyMs: 10, d: 1, n: 100, op: 'create', impl: 'library' });
+  const zeroLib = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'library' });
+  const zeroBase = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'baseline' });
+  const exact = rows.filter((r) => r.impl === 'library').every((r) => r.requests === r.minimum);
+  const oneHandshake = rows
+    .filter((r) => r.impl === 'library')
+    .every((r) => r.handshakes === (r.op === 'connect' ? 1 : 0));
+  const text = `# Performance
+
+Generated by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}. Numbers are from one run on one
+machine; re-run the benchmark to compare, never compare against another machine's numbers.
+
+- Machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, ${type()}; Node ${process.versions.node}.
+- Method: the simulator (\`test/simulator/\`) runs in the benchmark's process and adds a fixed
+  latency to every request (0 ms and 10 ms); the client — this library, or the baseline — runs in
+  a child process, so its CPU time and heap are its own. Each figure is the median of 3 runs after
+  a warm-up run; every run opens a new connection (\`connect\`) and then runs \`process\`, \`create\`,
+  \`get\` (template), \`get-ref\` (reference mode), \`delete\` (template) and, after a fresh create,
+  \`delete-ref\`. Requests, TCP connections and TLS handshakes come from the simulator's own log.
+- Baseline: what a user of \`@kubernetes/client-node\` 2.x writes without this library —
+  \`CustomObjectsApi\` for the Template GET and the processing POST, \`KubernetesObjectApi.patch\` with
+  server-side apply per object, \`read\` per object, \`delete\` in reverse.
+- Lower bound: the minimum number of requests × the injected latency (requests cannot overlap:
+  each apply must follow the previous one). Minimum requests: \`connect\` 1, \`process\` 2, \`create\`
+  2 + D − 1 + N (core v1 is discovered by \`connect\`), template-mode \`get\`/\`delete\` 2 + N,
+  reference mode N.
+- Objects: N = 1, 10, 100, 500 over D = 1 group-version (ConfigMaps, Secrets) or D = 3 (plus
+  KubeVirt VirtualMachines and Deployments).
+
+## Targets
+
+| target | result |
+| --- | --- |
+| every library operation at exactly the minimum number of requests | ${exact ? 'met' : '**not met**'} |
+| one TCP connection and one TLS handshake per Connection | ${oneHandshake ? 'met' : '**not met**'} |
+| warm create of 100 objects at 10 ms within 1.05× of the bound | ${warm ? `${(warm.wallMs / (warm.minimum * 10)).toFixed(3)}× (${f1(warm.wallMs)} ms against ${warm.minimum * 10} ms)` : 'not measured'} |
+| create of 100 objects at 0 ms at most half the baseline's time | ${zeroLib && zeroBase ? `${(zeroLib.wallMs / zeroBase.wallMs).toFixed(2)}× (${f1(zeroLib.wallMs)} ms against ${f1(zeroBase.wallMs)} ms)` : 'not measured'} |
+| import cost | ${imports ? `${f1(imports.packageMs)} ms for this package (client-node is loaded by the first \`connect()\`), ${f1(imports.clientNodeMs)} ms for \`@kubernetes/client-node\` alone (median of ${imports.samples} fresh processes)` : 'not measured'} |
+
+Per-object cost of \`create\` (linear growth shows as equal costs across the two ranges):
+
+At 0 ms:
+${perObject(rows, 0)}
+
+At 10 ms:
+${perObject(rows, 10)}
+
+![create time against N](performance.svg)
+
+${[0, 10]
+  .flatMap((latency) =>
+    [1, 3].map((d) => `## ${latency} ms per request, D = ${d}\n\n${table(rows, latency, d)}\n`),
+  )
+  .join('\n')}`;
+  await writeFile('docs/performance.md', text);
+  await writeFile('docs/performance.svg', chart(rows));
+}
