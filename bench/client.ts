@@ -91,9 +91,11 @@ async function render(template: string): Promise<k8s.KubernetesObject[]> {
     plural: 'processedtemplates',
     body: copy,
   })) as { objects: { apiVersion: string; kind: string; metadata: Record<string, unknown> }[] };
-  return processed.objects.map(
-    (o) => ({ ...o, metadata: { ...o.metadata, namespace: 'workers' } }) as k8s.KubernetesObject,
-  );
+  return processed.objects.map((o) => {
+    const metadata = new k8s.V1ObjectMeta();
+    Object.assign(metadata, o.metadata, { namespace: 'workers' });
+    return { ...o, metadata };
+  });
 }
 
 async function baselineOp(op: Op, template: string, kubeconfig: string): Promise<void> {
