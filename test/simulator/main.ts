@@ -1,7 +1,9 @@
 // `npm run simulator -- --kubeconfig-out FILE [--port N] [--latency-ms N]`: the simulator as a
 // standalone server, for kubectl, the live suite and manual exploration. Runs until interrupted.
 import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import { startSimulator } from './index.ts';
+import { limitedRules } from './seed.ts';
 
 const { values } = parseArgs({
   options: {
@@ -14,12 +16,14 @@ const { values } = parseArgs({
 const simulator = await startSimulator({
   port: Number(values.port),
   latencyMs: Number(values['latency-ms']),
+  // A second context, "limited", that may not delete: the live suite's 403 check uses it.
+  tokens: { [`limited-${randomBytes(12).toString('hex')}`]: { user: 'limited', rules: limitedRules() } },
 });
 if (values['kubeconfig-out']) await simulator.writeKubeconfig(values['kubeconfig-out']);
 process.stdout.write(
   `OpenShift API simulator listening on ${simulator.url}\n` +
     (values['kubeconfig-out']
-      ? `kubeconfig written to ${values['kubeconfig-out']} (context "simulator")\n`
+      ? `kubeconfig written to ${values['kubeconfig-out']} (contexts "simulator" and "limited")\n`
       : '') +
     'seeded: namespaces default, infra, workers, other; templates infra/worker-template, infra/generated-template\n',
 );

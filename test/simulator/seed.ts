@@ -80,3 +80,16 @@ export function generatorTemplate(namespace = 'infra'): JsonObject {
 export function exampleObjects(): JsonObject[] {
   return [workerTemplate(), generatorTemplate()];
 }
+
+/** A user who may do everything the workflow needs except delete: for the live suite's 403 check. */
+export function limitedRules(): { verbs: string[]; apiGroups: string[]; resources: string[] }[] {
+  return [
+    { verbs: ['get'], apiGroups: ['template.openshift.io'], resources: ['templates'] },
+    { verbs: ['create'], apiGroups: ['template.openshift.io'], resources: ['processedtemplates'] },
+    {
+      verbs: ['get', 'create', 'patch'],
+      apiGroups: ['', 'kubevirt.io'],
+      resources: ['configmaps', 'secrets', 'virtualmachines'],
+    },
+  ];
+}
