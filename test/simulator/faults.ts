@@ -4,8 +4,8 @@
 export type FaultAction =
   /** Answer with a Kubernetes Status of this code instead of handling the request. */
   | { type: 'status'; code: number; reason?: string; message?: string; details?: Record<string, unknown> }
-  /** Answer with exactly this status, content type and body instead of handling the request. */
-  | { type: 'raw'; code: number; contentType?: string; body: string }
+  /** Answer with exactly this status, content type and body. With `execute`, handled first. */
+  | { type: 'raw'; code: number; contentType?: string; body: string; execute?: boolean }
   /** Wait before handling: a stall before the response headers. */
   | { type: 'delay'; ms: number }
   /** Never answer. With `execute`, the request is handled (and persisted) first. */
@@ -16,6 +16,10 @@ export type FaultAction =
   | { type: 'stall-body'; ms: number }
   /** Handle the request, send the headers and half the body, then destroy the connection. */
   | { type: 'reset-mid-body' }
+  /** Handle the request, announce the whole body, send half and close the connection cleanly. */
+  | { type: 'truncate' }
+  /** Handle and answer the request, then stop listening and drop every connection: later requests are refused. */
+  | { type: 'down-after' }
   /** Handle the request and send its body `bytes` at a time, `intervalMs` apart. */
   | { type: 'trickle'; bytes: number; intervalMs: number };
 

@@ -60,6 +60,9 @@ export interface Simulator {
   getObject(apiVersion: string, kind: string, namespace: string, name: string): JsonObject | undefined;
   setStatus(apiVersion: string, kind: string, namespace: string, name: string, status: Json): void;
   objectCount(): number;
+  /** Stops listening and drops every connection; `comeBack()` listens again on the same port. */
+  goDown(): Promise<void>;
+  comeBack(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -147,6 +150,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       server.store.setStatus(infoForObject({ apiVersion, kind }), namespace, name, status);
     },
     objectCount: () => server.store.count(),
+    goDown: () => server.goDown(),
+    comeBack: () => server.comeBack(),
     close: () => server.close(),
   };
 }

@@ -214,6 +214,7 @@ export class SimulatorServer {
       });
     });
     const address = this.#server.address() as AddressInfo;
+    this.#port = address.port;
     return `https://${host}:${address.port}`;
   }
 
@@ -222,8 +223,27 @@ export class SimulatorServer {
     return this.#sockets.size;
   }
 
+  #port = 0;
+
+  /** Stops listening and drops every connection, as a crashed API server would. */
+  async goDown(): Promise<void> {
+    const closed = new Promise<void>((resolve) => {
+      this.#server.close(() => {
+        resolve();
+      });
+    });
+    for (const socket of this.#sockets) socket.destroy();
+    await closed;
+  }
+
+  /** Listens again on the same port after `goDown()`. */
+  async comeBack(): Promise<void> {
+    await this.listen(this.#port);
+  }
+
   async close(): Promise<void> {
     for (const socket of this.#sockets) socket.destroy();
+    if (!this.#server.listening) return;
     await new Promise<void>((resolve) => {
       this.#server.close(() => {
         resolve();
@@ -316,7 +336,17 @@ export class SimulatorServer {
         finish(fault.code);
         return;
       }
+      case 'down-after': {
+        const answer = execute();
+        this.#send(response, answer);
+        finish(answer.code);
+        response.once('finish', () => {
+          void this.goDown();
+        });
+        return;
+      }
       case 'raw':
+        if (fault.execute) execute();
         this.#send(response, {
           code: fault.code,
           type: fault.contentType ?? 'application/json',
@@ -340,6 +370,7 @@ export class SimulatorServer {
         response.socket?.destroy();
         finish(0);
         return;
+      case 'truncate':
       case 'stall-body':
       case 'reset-mid-body':
       case 'trickle': {
@@ -357,6 +388,10 @@ export class SimulatorServer {
         }
         const half = Math.floor(bytes.length / 2);
         response.write(bytes.subarray(0, half));
+        if (fault.type === 'truncate') {
+          response.socket?.end();
+          return;
+        }
         if (fault.type === 'reset-mid-body') {
           await sleep(20);
           response.socket?.destroy();

@@ -1,0 +1,356 @@
+// Every step × every fault: the documented error, a message naming step, identity, status and
+// reason, one attempt per mutation, exact success lists, a usable connection, no socket left.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import { harness, type Harness, settles, WORKER } from '../helpers.ts';
+import type { FaultAction, FaultRule } from '../simulator/index.ts';
+import { report } from './report.ts';
+
+let h: Harness;
+let otherCa: string;
+beforeAll(async () => {
+  h = await harness();
+  const { startSimulator } = await import('../simulator/index.ts');
+  const stranger = await startSimulator({ seedExamples: false });
+  otherCa = stranger.caCert;
+  await stranger.close();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const READ_TIMEOUT = 300;
+const PARAMS = { VM_NAME: 'fm' };
+const NAMES = ['fm-config', 'fm-credentials', 'fm'];
+const KINDS: [string, string][] = [
+  ['v1', 'ConfigMap'],
+  ['v1', 'Secret'],
+  ['kubevirt.io/v1', 'VirtualMachine'],
+];
+
+type StepName =
+  'connect' | 'discovery' | 'template GET' | 'processing POST' | 'apply #2' | 'delete #2' | 'read #2';
+interface Step {
+  name: StepName;
+  match: Omit<FaultRule, 'action'>;
+  mutation: boolean;
+}
+const STEPS: Step[] = [
+  { name: 'connect', match: { method: 'GET', path: '/api/v1', nth: 1 }, mutation: false },
+  { name: 'discovery', match: { method: 'GET', path: '/apis/kubevirt.io/v1', nth: 1 }, mutation: false },
+  {
+    name: 'template GET',
+    match: { method: 'GET', path: /\/templates\/worker-template$/, nth: 1 },
+    mutation: false,
+  },
+  {
+    name: 'processing POST',
+    match: { method: 'POST', path: /processedtemplates$/, nth: 1 },
+    mutation: false,
+  },
+  { name: 'apply #2', match: { method: 'PATCH', nth: 2 }, mutation: true },
+  { name: 'delete #2', match: { method: 'DELETE', nth: 2 }, mutation: true },
+  {
+    name: 'read #2',
+    match: { method: 'GET', path: /\/namespaces\/workers\/(configmaps|secrets|virtualmachines)\//, nth: 2 },
+    mutation: false,
+  },
+];
+
+const status = (
+  code: number,
+  reason: string,
+  message: string,
+  details?: Record<string, unknown>,
+): FaultAction => ({
+  type: 'status',
+  code,
+  reason,
+  message,
+  ...(details ? { details } : {}),
+});
+
+interface Fault {
+  name: string;
+  /** Only meaningful at connect (TLS) or built differently (refused). */
+  only?: StepName[];
+  action?: (step: Step) => FaultAction;
+}
+const FAULTS: Fault[] = [
+  { name: 'connection refused', only: ['connect', 'apply #2'] },
+  { name: 'TLS: unknown CA', only: ['connect'] },
+  { name: 'TLS: wrong host name', only: ['connect'] },
+  { name: 'reset before headers', action: () => ({ type: 'reset' }) },
+  { name: 'reset mid-body', action: () => ({ type: 'reset-mid-body' }) },
+  { name: 'no response (read timeout)', action: (s) => ({ type: 'hang', execute: s.mutation }) },
+  { name: 'slow trickling body', action: () => ({ type: 'trickle', bytes: 256, intervalMs: 20 }) },
+  { name: '401', action: () => status(401, 'Unauthorized', 'Unauthorized') },
+  { name: '403', action: () => status(403, 'Forbidden', 'forbidden: User "dev" cannot do this') },
+  { name: '404', action: () => status(404, 'NotFound', 'not found') },
+  {
+    name: '409 (apply conflict / UID precondition)',
+    action: (s) =>
+      s.name.startsWith('delete')
+        ? status(
+            409,
+            'Conflict',
+            'Operation cannot be fulfilled on secrets "fm-credentials": StorageError: invalid object, Code: 4, AdditionalErrorMsg: Precondition failed: UID in precondition: a, UID in object meta: b',
+          )
+        : status(409, 'Conflict', 'Apply failed with 1 conflict: conflict with "other": .data.key', {
+            causes: [
+              { reason: 'FieldManagerConflict', message: 'conflict with "other"', field: '.data.key' },
+            ],
+          }),
+  },
+  {
+    name: '422',
+    action: () => status(422, 'Invalid', 'Secret "fm-credentials" is invalid: data: Invalid value'),
+  },
+  {
+    name: '429',
+    action: () =>
+      status(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }),
+  },
+  {
+    name: '500',
+    action: () => status(500, 'InternalError', 'Internal error occurred: etcdserver: leader changed'),
+  },
+  {
+    name: '503',
+    action: () => status(503, 'ServiceUnavailable', 'the server is currently unable to handle the request'),
+  },
+  {
+    name: '504 Timeout Status',
+    action: () =>
+      status(
+        504,
+        'Timeout',
+        'Timeout: request did not complete within requested timeout - context deadline exceeded',
+      ),
+  },
+  {
+    name: 'malformed JSON body',
+    action: (s) => ({ type: 'raw', code: 200, body: '{"kind": "Status", "apiVers', execute: s.mutation }),
+  },
+  {
+    name: 'non-JSON 200',
+    action: (s) => ({
+      type: 'raw',
+      code: 200,
+      contentType: 'text/html',
+      body: '<html>proxy login</html>',
+      execute: s.mutation,
+    }),
+  },
+  { name: 'truncated body', action: () => ({ type: 'truncate' }) },
+];
+
+interface Row {
+  step: StepName;
+  fault: string;
+  outcome: string;
+  message: string;
+  attempts: string;
+  accounted: string;
+  usable: string;
+  sockets: string;
+}
+const rows: Row[] = [];
+
+function stored(): string[] {
+  return KINDS.map(([apiVersion, kind], i) =>
+    h.sim.getObject(apiVersion, kind, 'workers', NAMES[i] ?? '') ? (NAMES[i] ?? '') : '',
+  ).filter(Boolean);
+}
+
+async function kubeconfigFor(fault: string): Promise<string> {
+  const config = structuredClone(h.sim.kubeconfig);
+  const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
+  if (fault === 'TLS: unknown CA')
+    cluster['certificate-authority-data'] = Buffer.from(otherCa).toString('base64');
+  if (fault === 'TLS: wrong host name') cluster['tls-server-name'] = 'api.elsewhere.example';
+  if (fault === 'connection refused') cluster.server = 'https://127.0.0.1:1';
+  const path = join(h.kubeconfig, `../kubeconfig-${fault.replace(/\W+/g, '-')}.json`);
+  await writeFile(path, JSON.stringify(config));
+  return path;
+}
+
+/** Puts the server into the state the step needs: objects present for delete and read. */
+async function prepare(step: Step, api: ocp.Connection): Promise<void> {
+  await ocp.delete('worker-template', PARAMS, { ...WORKER, api });
+  if (step.name === 'delete #2' || step.name === 'read #2')
+    await ocp.create('worker-template', PARAMS, { ...WORKER, api });
+}
+
+async function operation(step: Step, api: ocp.Connection): Promise<unknown> {
+  const options = { ...WORKER, api, requestTimeout: { connect: 2_000, read: READ_TIMEOUT } };
+  if (step.name === 'delete #2') return ocp.delete('worker-template', PARAMS, options);
+  if (step.name === 'read #2') return ocp.get('worker-template', PARAMS, options);
+  return ocp.create('worker-template', PARAMS, options);
+}
+
+const cases = STEPS.flatMap((step) =>
+  FAULTS.filter((f) => !f.only || f.only.includes(step.name)).map((fault) => [step, fault] as const),
+);
+
+describe('fault matrix', () => {
+  test.each(cases.map(([step, fault]) => [`${step.name} × ${fault.name}`, step, fault] as const))(
+    '%s',
+    async (_label, step, fault) => {
+      h.sim.clearFaults();
+      const setup = await h.connect();
+      await prepare(step, setup);
+      await setup.close();
+      h.sim.clearLog();
+      let api: ocp.Connection | undefined;
+      let error: unknown;
+      let result: unknown;
+      const tlsOrRefusedAtConnect = step.name === 'connect' && fault.action === undefined;
+      try {
+        if (tlsOrRefusedAtConnect) {
+          api = await ocp.connect({
+            kubeconfig: await kubeconfigFor(fault.name),
+            requestTimeout: { connect: 2_000, read: READ_TIMEOUT },
+          });
+        } else if (step.name === 'connect') {
+          h.sim.addFault({ ...step.match, action: fault.action?.(step) ?? { type: 'reset' } });
+          api = await ocp.connect({
+            kubeconfig: h.kubeconfig,
+            requestTimeout: { connect: 2_000, read: READ_TIMEOUT },
+          });
+        } else {
+          api = await h.connect({ requestTimeout: { connect: 2_000, read: READ_TIMEOUT } });
+          if (fault.name === 'connection refused')
+            h.sim.addFault({ method: 'PATCH', nth: 1, action: { type: 'down-after' } });
+          else h.sim.addFault({ ...step.match, action: fault.action?.(step) ?? { type: 'reset' } });
+          result = await operation(step, api);
+        }
+      } catch (caught) {
+        error = caught;
+      }
+      h.sim.clearFaults();
+      if (fault.name === 'connection refused' && step.name !== 'connect') await h.sim.comeBack();
+
+      // What the library says happened.
+      const failure = error instanceof ocp.OperationError ? error.failures[0]?.error : error;
+      const outcome =
+        error === undefined
+          ? 'success'
+          : `${(error as Error).constructor.name}${failure instanceof ocp.RequestError ? ` → ${failure.name}${failure.code ? ` ${failure.code}` : ''}` : ''}`;
+      const expectSuccess =
+        fault.name === 'slow trickling body' || (fault.name === '404' && step.name === 'delete #2');
+      const expectValidation = fault.name === '404' && step.name === 'discovery';
+      if (expectSuccess) {
+        expect(error).toBeUndefined();
+      } else if (expectValidation) {
+        expect(error).toBeInstanceOf(ocp.ValidationError);
+        expect((error as ocp.ValidationError).issues[0]).toContain('not served');
+      } else if (step.mutation) {
+        expect(error).toBeInstanceOf(ocp.OperationError);
+      } else {
+        expect(error).toBeInstanceOf(ocp.RequestError);
+      }
+      if (failure instanceof ocp.RequestError) {
+        const stepWord = {
+          connect: 'Connect',
+          discovery: 'Discover',
+          'template GET': 'Get',
+          'processing POST': 'Process',
+          'apply #2': 'Apply',
+          'delete #2': 'Delete',
+          'read #2': 'Get',
+        }[step.name];
+        expect(failure.message.startsWith(`${stepWord} `)).toBe(true);
+        expect(failure.step).toBe(stepWord);
+        if (step.name === 'apply #2' || step.name === 'delete #2' || step.name === 'read #2')
+          expect(failure.target).toBe('Secret "fm-credentials" in namespace "workers"');
+        const code = fault.action?.(step);
+        if (code?.type === 'status') {
+          expect(failure.code).toBe(code.code);
+          expect(failure.reason).toBe(code.reason);
+          expect(failure.message).toContain(`${code.code} ${code.reason ?? ''}: ${code.message ?? ''}`);
+        } else if (code?.type === 'raw') {
+          expect(failure.message).toMatch(/200: (the response is not a JSON object|<html>)/);
+        } else {
+          expect(failure.cause).toBeDefined();
+        }
+        if (fault.name === 'no response (read timeout)') expect(failure.name).toBe('TimeoutError');
+      }
+
+      // What the server saw and holds.
+      const mutations = h.sim.mutations().filter((e) => e.method !== 'POST');
+      const perIdentity = new Map<string, number>();
+      for (const e of mutations)
+        perIdentity.set(`${e.method} ${e.path}`, (perIdentity.get(`${e.method} ${e.path}`) ?? 0) + 1);
+      const maxAttempts = Math.max(0, ...perIdentity.values());
+      expect(maxAttempts).toBeLessThanOrEqual(1);
+      let accounted = 'n/a';
+      if (step.name === 'apply #2' && error instanceof ocp.OperationError) {
+        const onServer = stored();
+        const reported = error.resources.map((r) => r.name);
+        const unknown = error.failures
+          .filter(
+            (f) =>
+              !(f.error instanceof ocp.RequestError && f.error.code !== undefined && f.error.code >= 400),
+          )
+          .map((f) => f.resource.name);
+        for (const name of reported) expect(onServer).toContain(name);
+        for (const name of onServer) expect([...reported, ...unknown]).toContain(name);
+        accounted = `applied ${JSON.stringify(onServer)}; reported ${JSON.stringify(reported)}${unknown.length ? `, outcome unknown ${JSON.stringify(unknown)}` : ''}`;
+      }
+      if (step.name === 'delete #2') {
+        const deleted =
+          error instanceof ocp.OperationError
+            ? error.resources.map((r) => r.name)
+            : ((result as ocp.ResourceRef[] | undefined) ?? []).map((r) => r.name);
+        const gone = NAMES.filter((n) => !stored().includes(n));
+        const unknown =
+          error instanceof ocp.OperationError
+            ? error.failures
+                .filter(
+                  (f) =>
+                    !(
+                      f.error instanceof ocp.RequestError &&
+                      f.error.code !== undefined &&
+                      f.error.code >= 400
+                    ),
+                )
+                .map((f) => f.resource.name)
+            : [];
+        if (fault.name !== '404') for (const name of deleted) expect(gone).toContain(name);
+        for (const name of gone) expect([...deleted, ...unknown]).toContain(name);
+        accounted = `gone ${JSON.stringify(gone)}; reported ${JSON.stringify(deleted)}${unknown.length ? `, outcome unknown ${JSON.stringify(unknown)}` : ''}${fault.name === '404' ? ' (the injected 404 says the object is gone: trusted)' : ''}`;
+      }
+
+      // The connection is still usable, and close() leaves nothing open.
+      let usable = 'n/a (no connection)';
+      if (api) {
+        const objects = await ocp.process('worker-template', PARAMS, { ...WORKER, api });
+        expect(objects).toHaveLength(3);
+        usable = 'yes';
+        await api.close();
+      }
+      const open = await settles(() => h.sim.stats().openSockets, 0, 3_000);
+      expect(open).toBe(0);
+      rows.push({
+        step: step.name,
+        fault: fault.name,
+        outcome,
+        message:
+          failure instanceof Error
+            ? failure.message.replace(/https:\/\/127\.0\.0\.1:\d+/, 'https://127.0.0.1:PORT')
+            : '',
+        attempts: `${maxAttempts}`,
+        accounted,
+        usable,
+        sockets: `${open}`,
+      });
+    },
+  );
+
+  afterAll(() => {
+    report('fault-matrix', rows);
+  });
+});
