@@ -1,5 +1,5 @@
 // Shared set-up for the library tests: a simulator per file and connections to it over real HTTPS.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ocp from '../src/index.ts';
@@ -13,10 +13,22 @@ export interface Harness {
 }
 
 export async function harness(options: SimulatorOptions = {}): Promise<Harness> {
-  const sim = await startSimulator(options);
+  // The sentinel run (test/reliability/sentinels.test.ts) makes every harness use a known token.
+  const sentinel = globalThis.process.env.OTS_SENTINEL_TOKEN;
+  const sim = await startSimulator({
+    ...options,
+    ...(sentinel ? { tokens: { ...options.tokens, [sentinel]: { user: 'admin' } } } : {}),
+  });
   const dir = await mkdtemp(join(tmpdir(), 'ots-test-'));
   const kubeconfig = join(dir, 'kubeconfig.json');
-  await sim.writeKubeconfig(kubeconfig);
+  if (sentinel) {
+    const config = sim.kubeconfig;
+    const admin = config.users.find((u) => u.name === 'admin');
+    if (admin) admin.user.token = sentinel;
+    await writeFile(kubeconfig, JSON.stringify(config), { mode: 0o600 });
+  } else {
+    await sim.writeKubeconfig(kubeconfig);
+  }
   // Operations without `api` load the default kubeconfig, as they would in a user's shell.
   globalThis.process.env.KUBECONFIG = kubeconfig;
   return {

@@ -1,7 +1,9 @@
 // Every step × every fault: the documented error, a message naming step, identity, status and
 // reason, one attempt per mutation, exact success lists, a usable connection, no socket left.
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, settles, WORKER } from '../helpers.ts';
@@ -22,7 +24,8 @@ afterAll(async () => {
 });
 
 const READ_TIMEOUT = 300;
-const PARAMS = { VM_NAME: 'fm' };
+// Under the sentinel run, the API key (a parameter value that becomes Secret data) is a sentinel.
+const PARAMS = { VM_NAME: 'fm', API_KEY: process.env.OTS_SENTINEL_PARAM ?? 'matrix-api-key' };
 const NAMES = ['fm-config', 'fm-credentials', 'fm'];
 const KINDS: [string, string][] = [
   ['v1', 'ConfigMap'],
@@ -165,13 +168,26 @@ function stored(): string[] {
   ).filter(Boolean);
 }
 
+/** A port that was just free: nothing listens there, so connecting is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
 async function kubeconfigFor(fault: string): Promise<string> {
   const config = structuredClone(h.sim.kubeconfig);
   const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
   if (fault === 'TLS: unknown CA')
     cluster['certificate-authority-data'] = Buffer.from(otherCa).toString('base64');
   if (fault === 'TLS: wrong host name') cluster['tls-server-name'] = 'api.elsewhere.example';
-  if (fault === 'connection refused') cluster.server = 'https://127.0.0.1:1';
+  if (fault === 'connection refused') cluster.server = `https://127.0.0.1:${await closedPort()}`;
   const path = join(h.kubeconfig, `../kubeconfig-${fault.replace(/\W+/g, '-')}.json`);
   await writeFile(path, JSON.stringify(config));
   return path;
@@ -233,6 +249,8 @@ describe('fault matrix', () => {
       h.sim.clearFaults();
       if (fault.name === 'connection refused' && step.name !== 'connect') await h.sim.comeBack();
 
+      if (process.env.OTS_PRINT_ERRORS && error !== undefined)
+        console.log(inspect(error, { depth: 8 }), (error as Error).stack);
       // What the library says happened.
       const failure = error instanceof ocp.OperationError ? error.failures[0]?.error : error;
       const outcome =

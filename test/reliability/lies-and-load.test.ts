@@ -1,0 +1,210 @@
+// Responses that lie, heavy concurrency on one Connection, long create/delete cycles, and
+// cancellation at exact points.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import { harness, type Harness, instance, rejection, settles, WORKER } from '../helpers.ts';
+import { report } from './report.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await harness();
+});
+beforeEach(() => {
+  h.sim.clearFaults();
+  h.sim.clearLog();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('responses that lie', () => {
+  test('discovery that is missing a kind: refused as not served, nothing applied', async () => {
+    await using api = await h.connect();
+    h.sim.addFault({
+      path: '/apis/kubevirt.io/v1',
+      action: {
+        type: 'raw',
+        code: 200,
+        body: JSON.stringify({ kind: 'APIResourceList', groupVersion: 'kubevirt.io/v1', resources: [] }),
+      },
+    });
+    const error = instance(
+      await rejection(ocp.create('worker-template', { VM_NAME: 'lie1' }, { ...WORKER, api })),
+      ocp.ValidationError,
+    );
+    expect(error.issues).toEqual([
+      'object 3 (VirtualMachine "lie1"): kind VirtualMachine in kubevirt.io/v1 is not served by the cluster',
+    ]);
+    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toEqual([]);
+  });
+
+  test('a rendered object with no name: refused before any apply', async () => {
+    await using api = await h.connect();
+    const template = {
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      metadata: { name: 'worker-template' },
+      objects: [
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ok' } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} },
+      ],
+    };
+    h.sim.addFault({
+      method: 'POST',
+      path: /processedtemplates/,
+      action: { type: 'raw', code: 201, body: JSON.stringify(template) },
+    });
+    const error = instance(
+      await rejection(ocp.create('worker-template', { VM_NAME: 'lie2' }, { ...WORKER, api })),
+      ocp.ValidationError,
+    );
+    expect(error.issues).toEqual([
+      'object 2 (ConfigMap (no name)) has no metadata.name (a stable name is required)',
+    ]);
+    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toEqual([]);
+  });
+
+  test('a processing response that is not a Template', async () => {
+    await using api = await h.connect();
+    h.sim.addFault({
+      method: 'POST',
+      path: /processedtemplates/,
+      action: { type: 'raw', code: 201, body: JSON.stringify({ kind: 'Status', status: 'Success' }) },
+    });
+    const error = instance(
+      await rejection(ocp.process('worker-template', { VM_NAME: 'lie3' }, { ...WORKER, api })),
+      ocp.RequestError,
+    );
+    expect(error.message).toBe(
+      'Process Template "worker-template" in namespace "workers": the response is not a processed Template with objects',
+    );
+  });
+
+  test('an apply response without a UID: the ref simply has none', async () => {
+    await using api = await h.connect();
+    h.sim.addFault({
+      method: 'PATCH',
+      path: /configmaps/,
+      action: {
+        type: 'raw',
+        code: 200,
+        body: JSON.stringify({ kind: 'ConfigMap', metadata: { name: 'lie4-config' } }),
+        execute: true,
+      },
+    });
+    const refs = await ocp.create('worker-template', { VM_NAME: 'lie4' }, { ...WORKER, api });
+    expect(refs[0]).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: 'workers',
+      name: 'lie4-config',
+    });
+    expect(refs[1]?.uid).toBeTypeOf('string');
+    await ocp.delete('worker-template', { VM_NAME: 'lie4' }, { ...WORKER, api });
+  });
+});
+
+describe('load', () => {
+  test('50 operations in flight on one Connection: right results, no cross-talk, one discovery, bounded sockets', async () => {
+    const objectsBefore = h.sim.objectCount();
+    await using api = await h.connect();
+    const before = h.sim.stats();
+    const names = Array.from({ length: 50 }, (_, i) => `load-${i}`);
+    const refs = await Promise.all(
+      names.map((name) =>
+        ocp.create('worker-template', { VM_NAME: name, IMAGE_TAG: name }, { ...WORKER, api }),
+      ),
+    );
+    refs.forEach((r, i) => {
+      expect(r.map((ref) => ref.name)).toEqual([`load-${i}-config`, `load-${i}-credentials`, `load-${i}`]);
+    });
+    const live = await Promise.all(
+      names.map((name) => ocp.get('worker-template', { VM_NAME: name, IMAGE_TAG: name }, { ...WORKER, api })),
+    );
+    live.forEach((objects, i) => {
+      expect(objects[0]?.data).toMatchObject({ 'image-tag': `load-${i}` });
+      expect(objects.map((o) => o.metadata?.uid)).toEqual(refs[i]?.map((r) => r.uid));
+    });
+    await Promise.all(
+      names.map((name) => ocp.delete('worker-template', { VM_NAME: name }, { ...WORKER, api })),
+    );
+    const after = h.sim.stats();
+    expect(h.sim.log.filter((e) => e.path === '/apis/kubevirt.io/v1')).toHaveLength(1);
+    expect(after.connections - before.connections).toBeLessThanOrEqual(8);
+    expect(h.sim.objectCount()).toBe(objectsBefore);
+    for (const name of names)
+      expect(h.sim.getObject('v1', 'ConfigMap', 'workers', `${name}-config`)).toBeUndefined();
+    report('load-50', {
+      requests: h.sim.log.length,
+      connections: after.connections - before.connections,
+      handshakes: after.handshakes - before.handshakes,
+    });
+  }, 120_000);
+
+  test('1,000 create/delete cycles on one connection: heap and sockets stay flat', async () => {
+    const start = h.sim.stats();
+    await using api = await h.connect();
+    const heap: number[] = [];
+    const sockets: number[] = [];
+    for (let i = 0; i < 1_000; i++) {
+      await ocp.create('worker-template', { VM_NAME: 'cycle' }, { ...WORKER, api });
+      await ocp.delete('worker-template', { VM_NAME: 'cycle' }, { ...WORKER, api });
+      if (i % 100 === 99) {
+        h.sim.clearLog();
+        if (!globalThis.gc) throw new Error('run with --expose-gc (vitest.config.ts sets it)');
+        globalThis.gc();
+        heap.push(process.memoryUsage().heapUsed);
+        sockets.push(h.sim.stats().openSockets);
+      }
+    }
+    const end = h.sim.stats();
+    expect(end.connections - start.connections).toBe(1);
+    expect(Math.max(...sockets)).toBe(1);
+    // The last five samples stay within 25% of the first five: no growth with the number of cycles.
+    const early = Math.max(...heap.slice(0, 5));
+    const late = Math.max(...heap.slice(5));
+    expect(late).toBeLessThan(early * 1.25);
+    report('cycles-1000', {
+      heapMiB: heap.map((b) => Math.round((b / 2 ** 20) * 10) / 10),
+      sockets,
+      connections: end.connections - start.connections,
+      handshakes: end.handshakes - start.handshakes,
+    });
+  }, 300_000);
+});
+
+describe('cancellation', () => {
+  test('aborted during the k-th apply: exactly the objects applied before it', async () => {
+    for (const k of [1, 2, 3]) {
+      await using api = await h.connect();
+      await ocp.delete('worker-template', { VM_NAME: 'abort' }, { ...WORKER, api });
+      h.sim.clearFaults();
+      h.sim.clearLog();
+      const controller = new AbortController();
+      h.sim.addFault({ method: 'PATCH', nth: k, action: { type: 'delay', ms: 5_000 } });
+      const pending = ocp.create(
+        'worker-template',
+        { VM_NAME: 'abort' },
+        { ...WORKER, api, signal: controller.signal },
+      );
+      while (h.sim.log.filter((e) => e.method === 'PATCH').length < k)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.abort();
+      const error = instance(await rejection(pending), ocp.OperationError);
+      expect(error.resources).toHaveLength(k - 1);
+      expect(error.failures[0]?.error.name).toBe('AbortError');
+      expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(k);
+    }
+    expect(await settles(() => h.sim.stats().openSockets, 0, 8_000)).toBe(0);
+  }, 60_000);
+
+  test('aborted before the first request: nothing is sent', async () => {
+    await using api = await h.connect();
+    h.sim.clearLog();
+    const error = await rejection(
+      ocp.delete('worker-template', { VM_NAME: 'x' }, { ...WORKER, api, signal: AbortSignal.abort() }),
+    );
+    expect(error.name).toBe('AbortError');
+    expect(h.sim.log).toHaveLength(0);
+  });
+});

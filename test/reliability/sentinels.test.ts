@@ -1,0 +1,49 @@
+// The whole library suite and the fault matrix again, under NODE_DEBUG=openshift-templates, with a
+// sentinel bearer token and a sentinel parameter value that becomes Secret data: neither appears in
+// any error message, stack, cause, debug line or console output.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect, test } from 'vitest';
+import { report } from './report.ts';
+
+const run = promisify(execFile);
+const TOKEN = 'SENTINEL-BEARER-91d2c7e4';
+const PARAM = 'SENTINEL-PARAMETER-5f0a3b';
+
+test('no sentinel anywhere in the output of every scenario', async () => {
+  const { stdout, stderr } = await run(
+    process.execPath,
+    [
+      'node_modules/vitest/vitest.mjs',
+      'run',
+      'test/lib',
+      'test/reliability/fault-matrix.test.ts',
+      '--reporter=verbose',
+    ],
+    {
+      env: {
+        ...process.env,
+        NODE_DEBUG: 'openshift-templates',
+        OTS_SENTINEL_TOKEN: TOKEN,
+        OTS_SENTINEL_PARAM: PARAM,
+        OTS_PRINT_ERRORS: '1',
+        OTS_REPORT_FILE: '',
+      },
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
+  // Without the terminal colours vitest adds.
+  const output = (stdout + stderr).replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '');
+  // The run really happened, with debug lines and printed errors.
+  expect(output).toMatch(/Tests\s+\d+ passed \(\d+\)/);
+  expect(output).toContain('OPENSHIFT-TEMPLATES');
+  expect(output).toContain('OperationError');
+  for (const sentinel of [TOKEN, PARAM]) {
+    expect(output).not.toContain(sentinel);
+    expect(output).not.toContain(Buffer.from(sentinel).toString('base64'));
+  }
+  report('sentinels', {
+    bytesScanned: output.length,
+    debugLines: output.split('OPENSHIFT-TEMPLATES').length - 1,
+  });
+}, 300_000);
