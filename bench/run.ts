@@ -175,7 +175,7 @@ try {
         for (const impl of IMPLS) {
           const samples = new Map<
             Op,
-            { m: Measurement; requests: number; connections: number; handshakes: number }[]
+            { m: Measurement; requests: number; connections: number; handshakes: number; serverMs: number }[]
           >();
           for (let run = smoke ? 0 : -1; run < runs; run++) {
             for (const op of [...MEASURED, 'close' as const]) {
@@ -190,6 +190,7 @@ try {
                 requests: sim.log.length,
                 connections: after.connections - before.connections,
                 handshakes: after.handshakes - before.handshakes,
+                serverMs: sim.log.reduce((sum, e) => sum + e.durationMs, 0),
               });
               samples.set(op, list);
             }
@@ -208,6 +209,7 @@ try {
               handshakes: Math.max(...list.map((s) => s.handshakes)),
               wallMs: median(list.map((s) => s.m.wallMs)),
               cpuMs: median(list.map((s) => s.m.cpuMs)),
+              serverMs: median(list.map((s) => s.serverMs)),
               peakHeapBytes: Math.max(...list.map((s) => s.m.peakHeapBytes)),
             };
             rows.push(row);

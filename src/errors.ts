@@ -92,7 +92,20 @@ export interface KubernetesStatus {
 
 /**
  * Any failure of one request or step other than validation: transport, TLS, timeouts, and HTTP
- * error statuses. Its `name` is `'TimeoutError'` when a timeout or a timeout signal ended it.
+ * error statuses. Its message reads `{step} {target}: {code} {reason}: {server message}`; its
+ * `name` is `'TimeoutError'` when a timeout or a timeout signal ended it, `'AbortError'` when a
+ * signal cancelled it. The original failure, if any, is its `cause`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await ocp.get({ namespace: 'workers', resources: refs, api });
+ * } catch (error) {
+ *   if (error instanceof ocp.RequestError && error.code === 404) console.log(error.target, 'is gone');
+ *   else if (error instanceof Error && error.name === 'TimeoutError') console.log('timed out:', error.message);
+ *   else throw error;
+ * }
+ * ```
  */
 export class RequestError extends Error {
   override name: 'RequestError' | 'TimeoutError' | 'AbortError' = 'RequestError';

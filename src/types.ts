@@ -32,6 +32,7 @@ export type TemplateParameters = Readonly<Record<string, string | number | boole
 /** Milliseconds per request: one number for both limits, or separate connect and read limits. */
 export type RequestTimeout = number | { readonly connect: number; readonly read: number };
 
+/** Where `connect()` takes credentials from, TLS verification and the default request timeout. */
 export interface ConnectOptions {
   /** Path of a kubeconfig file. Default: `KUBECONFIG`, then `~/.kube/config`. */
   kubeconfig?: string;
@@ -57,11 +58,13 @@ export interface CommonOptions {
   signal?: AbortSignal;
 }
 
+/** Options of template-mode `process`, `get` and `delete`. */
 export interface TemplateOptions extends CommonOptions {
   /** Namespace of the stored Template. Default: `namespace`, only when omitted. */
   templateNamespace?: string;
 }
 
+/** Options of `create`. */
 export interface CreateOptions extends TemplateOptions {
   /** Server-side apply field manager. Default `'mini-scheduler'`. */
   fieldManager?: string;
@@ -69,18 +72,24 @@ export interface CreateOptions extends TemplateOptions {
   dryRun?: boolean;
 }
 
+/** How the server deletes dependents (`DeleteOptions.propagationPolicy`). */
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
 
+/** Options of template-mode `delete`. */
 export interface DeleteOptions extends TemplateOptions {
+  /** Ask the server to check the deletion without performing it (`dryRun: ["All"]`). */
   dryRun?: boolean;
+  /** Default: the server's for each kind. */
   propagationPolicy?: PropagationPolicy;
 }
 
+/** Options of reference-mode `get`: the objects are given, no Template is processed. */
 export interface ReferenceOptions extends CommonOptions {
   /** The objects to read or delete, e.g. the result of `create()`. */
   resources: readonly ResourceRef[];
 }
 
+/** Options of reference-mode `delete`: each ref with a `uid` is deleted with that UID as a precondition. */
 export interface ReferenceDeleteOptions extends ReferenceOptions {
   dryRun?: boolean;
   propagationPolicy?: PropagationPolicy;

@@ -74,8 +74,9 @@ class NotFoundPath extends Error {}
  * at 10 ms per request would hide a client's own cost inside the benchmark's lower bound.
  */
 async function preciseDelay(ms: number): Promise<void> {
+  if (ms <= 0) return;
   const deadline = performance.now() + ms;
-  if (ms > 2) await sleep(ms - 2);
+  if (ms > 3) await sleep(ms - 3);
   while (performance.now() < deadline) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
@@ -265,6 +266,7 @@ export class SimulatorServer {
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const started = Date.now();
+    const startedPrecise = performance.now();
     const url = new URL(request.url ?? '/', 'https://simulator');
     const method = request.method ?? 'GET';
     const body = await this.#readBody(request).catch(() => '');
@@ -289,14 +291,15 @@ export class SimulatorServer {
       connection: this.#connectionId(request.socket),
     };
     this.log.push(entry);
-    if (this.latencyMs > 0) await preciseDelay(this.latencyMs);
+    // The latency counts from the request's arrival, so reading its body is part of it.
+    if (this.latencyMs > 0) await preciseDelay(this.latencyMs - (performance.now() - startedPrecise));
 
     const fault = this.faults.match(method, url.pathname);
     const execute = (): { code: number; type: string; text: string } =>
       this.#respondTo(method, url, body, identity, request);
     const finish = (code: number): void => {
       entry.status = code;
-      entry.durationMs = Date.now() - started;
+      entry.durationMs = performance.now() - startedPrecise;
     };
     if (fault) {
       await this.#applyFault(fault, execute, response, finish);
