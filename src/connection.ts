@@ -31,8 +31,8 @@ let clientNode: Promise<{ k8s: ClientNode; Agent: AgentClass }> | undefined;
 
 /**
  * Loads client-node on first use, so importing this package costs nothing, and the undici Agent
- * class from client-node's own undici: a dispatcher from another undici copy would not be
- * understood by the `fetch` that client-node calls.
+ * class from the undici that client-node itself resolves: no second runtime dependency, and the
+ * pool is the same undici client-node's own requests would use.
  */
 function loadClientNode(): Promise<{ k8s: ClientNode; Agent: AgentClass }> {
   clientNode ??= (async () => {
