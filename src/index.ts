@@ -10,10 +10,12 @@ import { ValidationError } from './errors.ts';
 import {
   applyAll,
   deleteAll,
+  type DeleteFlags,
   readAll,
   renderTemplate,
   resolveReferences,
   resolveTargets,
+  type Step,
   stepFor,
 } from './operations.ts';
 import type {
@@ -29,7 +31,12 @@ import type {
   TemplateOptions,
   TemplateParameters,
 } from './types.ts';
-import { checkConnectOptions, checkReferenceArguments, checkTemplateArguments } from './validate.ts';
+import {
+  checkConnectOptions,
+  checkReferenceArguments,
+  checkTemplateArguments,
+  type Target,
+} from './validate.ts';
 
 export { OperationError, RequestError, ValidationError } from './errors.ts';
 export type { KubernetesStatus, OperationFailure } from './errors.ts';
@@ -78,6 +85,38 @@ async function withConnection<T>(
 
 function assertValid(operation: string, issues: string[]): void {
   if (issues.length > 0) throw new ValidationError(operation, issues);
+}
+
+/** Template mode: validate the arguments, render, resolve and check every target, then `act`. */
+async function onTemplateTargets<O extends TemplateOptions, T>(
+  operation: string,
+  templateName: string,
+  parameters: TemplateParameters | undefined,
+  options: O | undefined,
+  act: (step: Step, targets: Target[], options: O) => Promise<T>,
+): Promise<T> {
+  const issues = checkTemplateArguments(templateName, parameters, options);
+  if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
+  return withConnection(operation, options, async (connection) => {
+    const step = stepFor(operation, connection, options);
+    const rendered = await renderTemplate(step, templateName, parameters, options);
+    step.redact = rendered.redact;
+    return act(step, await resolveTargets(step, rendered.objects, options.namespace), options);
+  });
+}
+
+/** Reference mode: validate the refs, resolve their kinds, then `act`; an empty list sends nothing. */
+async function onReferenceTargets<O extends ReferenceOptions, T>(
+  operation: string,
+  options: O,
+  act: (step: Step, targets: Target[], options: O) => Promise<T[]>,
+): Promise<T[]> {
+  assertValid(operation, checkReferenceArguments(options));
+  if (options.resources.length === 0) return [];
+  return withConnection(operation, options, async (connection) => {
+    const step = stepFor(operation, connection, options);
+    return act(step, await resolveReferences(step, options.resources), options);
+  });
 }
 
 /**
@@ -175,14 +214,9 @@ export async function create(
   parameters: TemplateParameters | undefined,
   options: CreateOptions,
 ): Promise<ResourceRef[]> {
-  assertValid('create', checkTemplateArguments(templateName, parameters, options));
-  return withConnection('create', options, async (connection) => {
-    const step = stepFor('create', connection, options);
-    const rendered = await renderTemplate(step, templateName, parameters, options);
-    step.redact = rendered.redact;
-    const targets = await resolveTargets(step, rendered.objects, options.namespace);
-    return applyAll(step, targets, options.fieldManager ?? DEFAULT_FIELD_MANAGER, options.dryRun === true);
-  });
+  return onTemplateTargets('create', templateName, parameters, options, (step, targets, o) =>
+    applyAll(step, targets, o.fieldManager ?? DEFAULT_FIELD_MANAGER, o.dryRun === true),
+  );
 }
 
 /**
@@ -214,23 +248,9 @@ export async function get(
   parameters?: TemplateParameters,
   maybeOptions?: TemplateOptions,
 ): Promise<KubernetesObject[]> {
-  if (typeof first !== 'string') {
-    assertValid('get', checkReferenceArguments(first));
-    if (first.resources.length === 0) return [];
-    return withConnection('get', first, async (connection) => {
-      const step = stepFor('get', connection, first);
-      return readAll(step, await resolveReferences(step, first.resources));
-    });
-  }
-  const options = maybeOptions;
-  const issues = checkTemplateArguments(first, parameters, options);
-  if (issues.length > 0 || options === undefined) throw new ValidationError('get', issues);
-  return withConnection('get', options, async (connection) => {
-    const step = stepFor('get', connection, options);
-    const rendered = await renderTemplate(step, first, parameters, options);
-    step.redact = rendered.redact;
-    return readAll(step, await resolveTargets(step, rendered.objects, options.namespace));
-  });
+  return typeof first === 'string'
+    ? onTemplateTargets('get', first, parameters, maybeOptions, (step, targets) => readAll(step, targets))
+    : onReferenceTargets('get', first, (step, targets) => readAll(step, targets));
 }
 
 /**
@@ -267,33 +287,16 @@ async function remove(
   parameters?: TemplateParameters,
   maybeOptions?: DeleteOptions,
 ): Promise<ResourceRef[]> {
-  if (typeof first !== 'string') {
-    assertValid('delete', checkReferenceArguments(first));
-    if (first.resources.length === 0) return [];
-    return withConnection('delete', first, async (connection) => {
-      const step = stepFor('delete', connection, first);
-      const targets = await resolveReferences(step, first.resources);
-      return deleteAll(step, targets, {
-        dryRun: first.dryRun,
-        propagationPolicy: first.propagationPolicy,
-        useUid: true,
-      });
-    });
-  }
-  const options = maybeOptions;
-  const issues = checkTemplateArguments(first, parameters, options);
-  if (issues.length > 0 || options === undefined) throw new ValidationError('delete', issues);
-  return withConnection('delete', options, async (connection) => {
-    const step = stepFor('delete', connection, options);
-    const rendered = await renderTemplate(step, first, parameters, options);
-    step.redact = rendered.redact;
-    const targets = await resolveTargets(step, rendered.objects, options.namespace);
-    return deleteAll(step, targets, {
-      dryRun: options.dryRun,
-      propagationPolicy: options.propagationPolicy,
-      useUid: false,
-    });
+  const flags = (o: DeleteOptions | ReferenceDeleteOptions, useUid: boolean): DeleteFlags => ({
+    dryRun: o.dryRun,
+    propagationPolicy: o.propagationPolicy,
+    useUid,
   });
+  return typeof first === 'string'
+    ? onTemplateTargets('delete', first, parameters, maybeOptions, (step, targets, o) =>
+        deleteAll(step, targets, flags(o, false)),
+      )
+    : onReferenceTargets('delete', first, (step, targets, o) => deleteAll(step, targets, flags(o, true)));
 }
 
 export { remove as delete };
