@@ -126,7 +126,7 @@ function overheadSplit(row: Row | undefined): string {
   const client = row.wallMs - row.serverMs;
   return [
     `Where the ${f1(above)} ms above the bound of the 10 ms, N = 100 create went: ${f1(server)} ms inside the`,
-    `simulator (its own processing, and waking up after each 10 ms wait, measured from its request log),`,
+    `simulator (its processing and its scheduling around each 10 ms wait, from its request log),`,
     `and ${f1(client)} ms — ${(client / row.requests).toFixed(2)} ms a request — in the client and on the loopback`,
     `connection. The 1.05× target needs the sum to stay under ${f1(bound * 0.05)} ms; on this 2-core VM the`,
     `round trip between two processes over loopback TLS alone exceeds it (a loop of single GETs at 10 ms`,
