@@ -1,4 +1,4 @@
-// The whole library suite and the fault matrix again, under NODE_DEBUG=openshift-templates, with a
+// The whole library suite, the fault matrix and the load suite again, under NODE_DEBUG=openshift-templates, with a
 // sentinel bearer token and a sentinel parameter value that becomes Secret data: neither appears in
 // any error message, stack, cause, debug line or console output.
 import { execFile } from 'node:child_process';
