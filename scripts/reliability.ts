@@ -98,7 +98,7 @@ answer that is not a Template, an apply answer without a UID — are covered in
 
 ## Secrets
 
-The whole library suite and the fault matrix run again under \`NODE_DEBUG=openshift-templates\`
+The whole library suite, the fault matrix and the load suite run again under \`NODE_DEBUG=openshift-templates\`
 with a sentinel bearer token and a sentinel parameter value that becomes Secret data; every error
 is printed with its stack and cause chain. ${sentinels ? `${(sentinels.bytesScanned / 1024).toFixed(0)} KiB of output, ${sentinels.debugLines} debug lines,` : 'The output'} and neither sentinel (raw or base64) appears.
 
