@@ -7,6 +7,7 @@ import { debuglog } from 'node:util';
 import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { makeRedactor, type Redactor, redactStatus, RequestError } from './errors.ts';
 import type { Connection, RequestTimeout } from './types.ts';
+import { isRecord } from './validate.ts';
 
 const debug = debuglog('openshift-templates');
 
@@ -90,10 +91,6 @@ interface DiscoveredResource extends ResourceInfo {
   verbs?: string[];
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function errorChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   let current: unknown = error;
@@ -107,6 +104,14 @@ function errorChain(error: unknown): unknown[] {
 function chainHas(error: unknown, test: (e: { name?: unknown; code?: unknown }) => boolean): boolean {
   return errorChain(error).some((e) => typeof e === 'object' && e !== null && test(e));
 }
+
+/** A fired signal is a timeout when its reason is one (`AbortSignal.timeout()`), else a cancellation. */
+function signalKind(signal: AbortSignal): 'timeout' | 'abort' {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
+}
+
+const SIGNAL_TEXT = { timeout: 'timed out', abort: 'aborted' } as const;
 
 /** Turns a transport failure into a RequestError that says what happened in words. */
 function transportError(
@@ -137,17 +142,11 @@ function transportError(
     );
   }
   if (signal?.aborted) {
-    const reason: unknown = signal.reason;
-    const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
-    return new RequestError(
-      request.step,
-      request.target,
-      `${timedOut ? 'timed out' : 'aborted'}${mutation}`,
-      {
-        cause: error,
-        kind: timedOut ? 'timeout' : 'abort',
-      },
-    );
+    const kind = signalKind(signal);
+    return new RequestError(request.step, request.target, `${SIGNAL_TEXT[kind]}${mutation}`, {
+      cause: error,
+      kind,
+    });
   }
   if (chainHas(error, (e) => e.name === 'TimeoutError')) {
     return new RequestError(request.step, request.target, `timed out${mutation}`, {
@@ -178,11 +177,10 @@ function transportError(
 
 /** The signal had fired before anything was sent: nothing reached the server. */
 export function abortedBeforeSending(step: string, target: string, signal: AbortSignal): RequestError {
-  const reason: unknown = signal.reason;
-  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
-  return new RequestError(step, target, `${timedOut ? 'timed out' : 'aborted'} before the request was sent`, {
-    cause: reason,
-    kind: timedOut ? 'timeout' : 'abort',
+  const kind = signalKind(signal);
+  return new RequestError(step, target, `${SIGNAL_TEXT[kind]} before the request was sent`, {
+    cause: signal.reason,
+    kind,
   });
 }
 

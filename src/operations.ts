@@ -17,7 +17,7 @@ import {
   isRecord,
   normalizeSecret,
   prepareTemplate,
-  sensitiveValues,
+  secretValues,
   type Target,
   unresolvedGenerators,
 } from './validate.ts';
@@ -131,7 +131,7 @@ function redactorFor(
   const identities = objects
     .map((o) => `${o.metadata?.name ?? ''}\n${o.metadata?.namespace ?? ''}`)
     .join('\n');
-  const secrets = sensitiveValues(undefined, objects);
+  const secrets = secretValues(objects);
   const values = Object.values(parameters ?? {})
     .map(String)
     .filter((v) => !identities.includes(v));

@@ -339,12 +339,9 @@ export function normalizeSecret(object: KubernetesObject): KubernetesObject {
   return { ...rest, data: Object.fromEntries([...data, ...folded]) };
 }
 
-/** Secret values, raw and base64, and parameter values: what no error may repeat. */
-export function sensitiveValues(
-  parameters: TemplateParameters | undefined,
-  objects: readonly unknown[],
-): string[] {
-  const values = Object.values(parameters ?? {}).map(parameterText);
+/** The values of every Secret among the objects, raw and base64: what no error may repeat. */
+export function secretValues(objects: readonly unknown[]): string[] {
+  const values: string[] = [];
   for (const object of objects) {
     if (!isRecord(object) || object.kind !== 'Secret') continue;
     for (const field of ['data', 'stringData']) {
