@@ -268,7 +268,8 @@ export class ObjectStore {
     const managers =
       (live ? (meta(live).managedFields as unknown as ManagedFieldsEntry[] | undefined) : undefined) ?? [];
     const mine = managers.find((m) => m.manager === options.fieldManager && m.operation === 'Apply');
-    const others = managers.filter((m) => m !== mine);
+    // Each other manager's owned paths, decoded once: removal, conflicts and ownership all read them.
+    const others = new Map(managers.filter((m) => m !== mine).map((m) => [m, fromFieldsV1(m.fieldsV1)]));
 
     const applied = leafPaths(config);
     const previous = mine ? fromFieldsV1(mine.fieldsV1) : [];
@@ -279,7 +280,7 @@ export class ObjectStore {
     if (live) {
       for (const path of previous) {
         if (appliedKeys.has(pathKey(path))) continue;
-        const ownedElsewhere = others.some((m) => fromFieldsV1(m.fieldsV1).some((p) => overlaps(p, path)));
+        const ownedElsewhere = [...others.values()].some((paths) => paths.some((p) => overlaps(p, path)));
         if (!ownedElsewhere) deleteAt(result, path);
       }
     } else {
@@ -290,8 +291,8 @@ export class ObjectStore {
     for (const path of applied) setAt(result, path, valueAt(config, path) ?? null);
 
     const conflicts: (Conflict & { label: string; entry: ManagedFieldsEntry })[] = [];
-    for (const entry of others) {
-      for (const owned of fromFieldsV1(entry.fieldsV1)) {
+    for (const [entry, paths] of others) {
+      for (const owned of paths) {
         if (!applied.some((p) => overlaps(p, owned))) continue;
         if (!sameValue(valueAt(live, owned), valueAt(result, owned))) {
           conflicts.push({ manager: entry.manager, path: owned, label: managerLabel(entry), entry });
@@ -312,10 +313,9 @@ export class ObjectStore {
     const hadStringData = isObject(config.stringData);
     foldStringData(info, result);
     const newManagers: ManagedFieldsEntry[] = [];
-    for (const entry of managers) {
-      if (entry === mine) continue;
+    for (const [entry, paths] of others) {
       const lost = new Set(conflicts.filter((c) => c.entry === entry).map((c) => pathKey(c.path)));
-      const kept = fromFieldsV1(entry.fieldsV1).filter((p) => !lost.has(pathKey(p)));
+      const kept = paths.filter((p) => !lost.has(pathKey(p)));
       if (kept.length > 0) newManagers.push(lost.size > 0 ? { ...entry, fieldsV1: toFieldsV1(kept) } : entry);
     }
     const ownership = this.#entry(info, options.fieldManager, 'Apply', applied);
