@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { MatrixRow } from '../test/reliability/report.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ots-reliability-'));
 const file = join(dir, 'report.jsonl');
@@ -24,17 +25,7 @@ if (run.status !== 0) {
 }
 
 const of = (kind: string): unknown => entries.find((e) => e.kind === kind)?.data;
-interface Row {
-  step: string;
-  fault: string;
-  outcome: string;
-  message: string;
-  attempts: string;
-  accounted: string;
-  usable: string;
-  sockets: string;
-}
-const rows = (of('fault-matrix') ?? []) as Row[];
+const rows = (of('fault-matrix') ?? []) as MatrixRow[];
 const properties = of('properties') as { counts: Record<string, number>; total: number } | undefined;
 const load = of('load-50') as { requests: number; connections: number; handshakes: number } | undefined;
 interface Cycles {

@@ -3,12 +3,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ocp from '../src/index.ts';
-import { type Simulator, type SimulatorOptions, startSimulator } from './simulator/index.ts';
+import {
+  type KubeconfigObject,
+  type Simulator,
+  type SimulatorOptions,
+  startSimulator,
+} from './simulator/index.ts';
 
 export interface Harness {
   sim: Simulator;
   kubeconfig: string;
   connect(options?: ocp.ConnectOptions): Promise<ocp.Connection>;
+  /** Writes a changed copy of the simulator's kubeconfig beside the harness's own and returns its path. */
+  kubeconfigWith(change: (config: KubeconfigObject) => void): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -31,10 +38,18 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
   }
   // Operations without `api` load the default kubeconfig, as they would in a user's shell.
   globalThis.process.env.KUBECONFIG = kubeconfig;
+  let variants = 0;
   return {
     sim,
     kubeconfig,
     connect: (more = {}) => ocp.connect({ kubeconfig, ...more }),
+    kubeconfigWith: async (change) => {
+      const config = sim.kubeconfig;
+      change(config);
+      const path = join(dir, `kubeconfig-${++variants}.json`);
+      await writeFile(path, JSON.stringify(config), { mode: 0o600 });
+      return path;
+    },
     close: async () => {
       await sim.close();
       await rm(dir, { recursive: true, force: true });

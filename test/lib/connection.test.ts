@@ -18,13 +18,7 @@ beforeAll(async () => {
     kind: 'ConfigMap',
     metadata: { name: '${P}-' + String(i) },
   }));
-  h.sim.seed({
-    apiVersion: 'template.openshift.io/v1',
-    kind: 'Template',
-    metadata: { name: 'twenty', namespace: 'infra' },
-    parameters: [{ name: 'P', value: 'cm' }],
-    objects,
-  });
+  h.sim.seedTemplate('twenty', [{ name: 'P', value: 'cm' }], objects);
 });
 beforeEach(() => {
   h.sim.clearLog();
@@ -33,16 +27,6 @@ afterAll(async () => {
   await h.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-async function kubeconfigWith(
-  change: (config: ReturnType<typeof structuredClone<typeof h.sim.kubeconfig>>) => void,
-): Promise<string> {
-  const config = structuredClone(h.sim.kubeconfig);
-  change(config);
-  const path = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}.json`);
-  await writeFile(path, JSON.stringify(config));
-  return path;
-}
 
 describe('pooling and ownership', () => {
   test('one TCP connection and one TLS handshake for a whole 20-object create', async () => {
@@ -93,14 +77,11 @@ describe('pooling and ownership', () => {
   });
 
   test('kind Template resolves to templates, never processedtemplates', async () => {
-    h.sim.seed({
-      apiVersion: 'template.openshift.io/v1',
-      kind: 'Template',
-      metadata: { name: 'template-maker', namespace: 'infra' },
-      objects: [
-        { apiVersion: 'template.openshift.io/v1', kind: 'Template', metadata: { name: 'made' }, objects: [] },
-      ],
-    });
+    h.sim.seedTemplate(
+      'template-maker',
+      [],
+      [{ apiVersion: 'template.openshift.io/v1', kind: 'Template', metadata: { name: 'made' }, objects: [] }],
+    );
     await using api = await h.connect();
     await ocp.create('template-maker', {}, { ...WORKER, api });
     expect(h.sim.log.filter((e) => e.method === 'PATCH').map((e) => e.path)).toEqual([
@@ -114,7 +95,7 @@ describe('TLS and credentials', () => {
   test('TLS is verified by default: an unknown CA fails at connect and leaves nothing open', async () => {
     const stranger = await startSimulator({ seedExamples: false });
     try {
-      const path = await kubeconfigWith((c) => {
+      const path = await h.kubeconfigWith((c) => {
         const cluster = c.clusters[0];
         if (cluster)
           cluster.cluster['certificate-authority-data'] = Buffer.from(stranger.caCert).toString('base64');
@@ -137,7 +118,7 @@ describe('TLS and credentials', () => {
   });
 
   test('a certificate for another host name is refused', async () => {
-    const path = await kubeconfigWith((c) => {
+    const path = await h.kubeconfigWith((c) => {
       const cluster = c.clusters[0]?.cluster as Record<string, unknown>;
       cluster['tls-server-name'] = 'api.other.example';
     });
@@ -146,7 +127,7 @@ describe('TLS and credentials', () => {
   });
 
   test('an unknown token gets 401 at connect; an unknown context is a ValidationError', async () => {
-    const path = await kubeconfigWith((c) => {
+    const path = await h.kubeconfigWith((c) => {
       const user = c.users[0];
       if (user) user.user.token = 'wrong-token-value';
     });

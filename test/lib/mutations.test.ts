@@ -18,16 +18,6 @@ afterAll(async () => {
   await h.close();
 });
 
-function seedTemplate(name: string, objects: unknown[], parameters: unknown[] = []): void {
-  h.sim.seed({
-    apiVersion: 'template.openshift.io/v1',
-    kind: 'Template',
-    metadata: { name, namespace: 'infra' },
-    parameters,
-    objects,
-  } as never);
-}
-
 describe('apply bodies', () => {
   test('the rendered object is sent as is: unknown fields and int-or-string values unchanged', async () => {
     const deployment = {
@@ -45,7 +35,7 @@ describe('apply bodies', () => {
         },
       },
     };
-    seedTemplate('faithful', [deployment]);
+    h.sim.seedTemplate('faithful', [], [deployment]);
     const [ref] = await ocp.create('faithful', {}, { ...WORKER, api });
     const patch = h.sim.log.find((e) => e.method === 'PATCH');
     expect(patch?.contentType).toBe('application/apply-patch+yaml');
@@ -111,8 +101,9 @@ describe('KubeVirt', () => {
 
 describe('Secrets', () => {
   test('normalization matters: a key removed from stringData really disappears', async () => {
-    seedTemplate(
+    h.sim.seedTemplate(
       'secret-keys',
+      [{ name: 'A', value: 'ä-unicode' }],
       [
         {
           apiVersion: 'v1',
@@ -122,7 +113,6 @@ describe('Secrets', () => {
           stringData: { a: '${A}', b: 'bee', both: 'new' },
         },
       ],
-      [{ name: 'A', value: 'ä-unicode' }],
     );
     await ocp.create('secret-keys', {}, { ...WORKER, api });
     const sent = JSON.parse(h.sim.log.find((e) => e.method === 'PATCH')?.body ?? '{}') as Record<
@@ -137,10 +127,10 @@ describe('Secrets', () => {
       b: Buffer.from('bee').toString('base64'),
     });
     // The Template changes: key "b" is no longer rendered.
-    seedTemplate(
+    h.sim.seedTemplate(
       'secret-keys',
-      [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'app-secret' }, stringData: { a: '${A}' } }],
       [{ name: 'A', value: 'ä-unicode' }],
+      [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'app-secret' }, stringData: { a: '${A}' } }],
     );
     await ocp.create('secret-keys', {}, { ...WORKER, api });
     expect(Object.keys(h.sim.getObject('v1', 'Secret', 'workers', 'app-secret')?.data as object)).toEqual([

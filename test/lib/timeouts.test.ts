@@ -1,8 +1,5 @@
 // Timeouts and cancellation: real connect and read limits over the wire, and AbortSignal.
 import { createServer, type Server, type Socket } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, instance, rejection, WORKER } from '../helpers.ts';
@@ -27,15 +24,14 @@ describe('timeouts', () => {
     const sockets = new Set<Socket>();
     const silent: Server = createServer((socket) => sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const dir = await mkdtemp(join(tmpdir(), 'ots-timeout-'));
     try {
-      const config = structuredClone(h.sim.kubeconfig);
       const address = silent.address();
       const port = typeof address === 'object' && address ? address.port : 0;
-      if (config.clusters[0]) config.clusters[0].cluster.server = `https://127.0.0.1:${port}`;
-      await writeFile(join(dir, 'kubeconfig'), JSON.stringify(config));
+      const kubeconfig = await h.kubeconfigWith((config) => {
+        if (config.clusters[0]) config.clusters[0].cluster.server = `https://127.0.0.1:${port}`;
+      });
       const error = await rejection(
-        ocp.connect({ kubeconfig: join(dir, 'kubeconfig'), requestTimeout: { connect: 300, read: 5_000 } }),
+        ocp.connect({ kubeconfig, requestTimeout: { connect: 300, read: 5_000 } }),
       );
       expect(error.name).toBe('TimeoutError');
       expect(error.message).toBe(`Connect https://127.0.0.1:${port}: connect timed out after 300 ms`);
@@ -43,7 +39,6 @@ describe('timeouts', () => {
     } finally {
       for (const socket of sockets) socket.destroy();
       silent.close();
-      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -8,16 +8,7 @@ let api: ocp.Connection;
 beforeAll(async () => {
   h = await harness();
   api = await h.connect();
-  const template = (name: string, parameters: unknown[], objects: unknown[]): void => {
-    h.sim.seed({
-      apiVersion: 'template.openshift.io/v1',
-      kind: 'Template',
-      metadata: { name, namespace: 'infra' },
-      parameters,
-      objects,
-    } as never);
-  };
-  template(
+  h.sim.seedTemplate(
     'two-generators',
     [
       { name: 'NAME', value: 'gen' },
@@ -34,7 +25,7 @@ beforeAll(async () => {
       },
     ],
   );
-  template(
+  h.sim.seedTemplate(
     'elsewhere',
     [{ name: 'NS', value: 'other' }],
     [
@@ -42,7 +33,7 @@ beforeAll(async () => {
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'aimed', namespace: '${NS}' } },
     ],
   );
-  template(
+  h.sim.seedTemplate(
     'cluster-scoped',
     [],
     [
@@ -51,7 +42,7 @@ beforeAll(async () => {
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'new-ns' } },
     ],
   );
-  template(
+  h.sim.seedTemplate(
     'unsafe',
     [],
     [
@@ -132,12 +123,10 @@ describe('parameters', () => {
   });
 
   test('booleans and numbers become text', async () => {
-    h.sim.seed({
-      apiVersion: 'template.openshift.io/v1',
-      kind: 'Template',
-      metadata: { name: 'typed', namespace: 'infra' },
-      parameters: [{ name: 'FLAG' }, { name: 'COUNT' }],
-      objects: [
+    h.sim.seedTemplate(
+      'typed',
+      [{ name: 'FLAG' }, { name: 'COUNT' }],
+      [
         {
           apiVersion: 'v1',
           kind: 'ConfigMap',
@@ -145,7 +134,7 @@ describe('parameters', () => {
           data: { flag: '${FLAG}', count: '${COUNT}' },
         },
       ],
-    });
+    );
     const [object] = await ocp.process('typed', { FLAG: false, COUNT: 2.5 }, { ...WORKER, api });
     expect(object?.data).toEqual({ flag: 'false', count: '2.5' });
   });

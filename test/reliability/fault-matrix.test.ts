@@ -1,14 +1,12 @@
 // Every step × every fault: the documented error, a message naming step, identity, status and
 // reason, one attempt per mutation, exact success lists, a usable connection, no socket left.
-import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, settles, WORKER } from '../helpers.ts';
 import type { FaultAction, FaultRule } from '../simulator/index.ts';
-import { report } from './report.ts';
+import { type MatrixRow, report } from './report.ts';
 
 let h: Harness;
 let otherCa: string;
@@ -150,17 +148,7 @@ const FAULTS: Fault[] = [
   { name: 'truncated body', action: () => ({ type: 'truncate' }) },
 ];
 
-interface Row {
-  step: StepName;
-  fault: string;
-  outcome: string;
-  message: string;
-  attempts: string;
-  accounted: string;
-  usable: string;
-  sockets: string;
-}
-const rows: Row[] = [];
+const rows: MatrixRow[] = [];
 
 function stored(): string[] {
   return KINDS.map(([apiVersion, kind], i) =>
@@ -182,15 +170,14 @@ async function closedPort(): Promise<number> {
 }
 
 async function kubeconfigFor(fault: string): Promise<string> {
-  const config = structuredClone(h.sim.kubeconfig);
-  const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
-  if (fault === 'TLS: unknown CA')
-    cluster['certificate-authority-data'] = Buffer.from(otherCa).toString('base64');
-  if (fault === 'TLS: wrong host name') cluster['tls-server-name'] = 'api.elsewhere.example';
-  if (fault === 'connection refused') cluster.server = `https://127.0.0.1:${await closedPort()}`;
-  const path = join(h.kubeconfig, `../kubeconfig-${fault.replace(/\W+/g, '-')}.json`);
-  await writeFile(path, JSON.stringify(config));
-  return path;
+  const port = fault === 'connection refused' ? await closedPort() : 0;
+  return h.kubeconfigWith((config) => {
+    const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
+    if (fault === 'TLS: unknown CA')
+      cluster['certificate-authority-data'] = Buffer.from(otherCa).toString('base64');
+    if (fault === 'TLS: wrong host name') cluster['tls-server-name'] = 'api.elsewhere.example';
+    if (fault === 'connection refused') cluster.server = `https://127.0.0.1:${port}`;
+  });
 }
 
 /** Puts the server into the state the step needs: objects present for delete and read. */

@@ -316,13 +316,7 @@ describe('end to end against the simulator', () => {
         }));
         objects.splice(Math.min(at, objects.length), 0, badObject);
         if (badObject.metadata.name === 'dup') objects.push(badObject);
-        h.sim.seed({
-          apiVersion: 'template.openshift.io/v1',
-          kind: 'Template',
-          metadata: { name: 'random', namespace: 'infra' },
-          parameters: [{ name: 'NS', value: 'other' }],
-          objects,
-        } as never);
+        h.sim.seedTemplate('random', [{ name: 'NS', value: 'other' }], objects);
         h.sim.clearLog();
         const error = await ocp
           .create('random', {}, { namespace: 'workers', templateNamespace: 'infra', api })

@@ -56,6 +56,8 @@ export interface Simulator {
   addToken(token: string, identity: Identity): void;
   /** Stores an object as though `manager` had created it (namespaces are created as needed). */
   seed(object: JsonObject, manager?: string): JsonObject;
+  /** Stores a Template named `name` in `namespace` (default `infra`). */
+  seedTemplate(name: string, parameters: unknown[], objects: unknown[], namespace?: string): JsonObject;
   /** What the server holds, or undefined. */
   getObject(apiVersion: string, kind: string, namespace: string, name: string): JsonObject | undefined;
   setStatus(apiVersion: string, kind: string, namespace: string, name: string, status: Json): void;
@@ -142,6 +144,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       server.tokens.set(newToken, identity);
     },
     seed: (object, manager) => server.seed(object, manager),
+    seedTemplate: (name, parameters, objects, namespace = 'infra') =>
+      server.seed({
+        apiVersion: 'template.openshift.io/v1',
+        kind: 'Template',
+        metadata: { name, namespace },
+        parameters: parameters as Json[],
+        objects: objects as Json[],
+      }),
     getObject: (apiVersion, kind, namespace, name) => {
       const info = infoForObject({ apiVersion, kind });
       return server.store.peek(info, namespace, name);
