@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startSimulator, type JsonObject } from '../test/simulator/index.ts';
+import { startSimulator, type JsonObject } from '../simulator/index.ts';
 import type { Command, Impl, Measurement, Op } from './client.ts';
 import { importCost, type ImportCost } from './import-cost.ts';
 import { writeReport, type Row } from './report.ts';

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ocp from '../src/index.ts';
-import { startSimulator } from '../test/simulator/index.ts';
+import { startSimulator } from '../simulator/index.ts';
 
 const { values } = parseArgs({
   options: {

@@ -8,7 +8,7 @@ import {
   type Simulator,
   type SimulatorOptions,
   startSimulator,
-} from './simulator/index.ts';
+} from '../simulator/index.ts';
 
 export interface Harness {
   sim: Simulator;

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { harness, type Harness } from './helpers.ts';
-import { limitedRules } from './simulator/seed.ts';
+import { limitedRules } from '../simulator/seed.ts';
 
 const run = promisify(execFile);
 let h: Harness;

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Simulator } from './simulator/index.ts';
+import type { Simulator } from '../simulator/index.ts';
 
 const run = promisify(execFile);
 

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runInPod } from './pod.ts';
-import { type Simulator, startSimulator } from './simulator/index.ts';
+import { type Simulator, startSimulator } from '../simulator/index.ts';
 
 const run = promisify(execFile);
 const ENTRY = resolve('src/index.ts');

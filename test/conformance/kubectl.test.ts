@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Simulator, startSimulator } from '../simulator/index.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { kubectlPath } from './kubectl.ts';
 
 const run = promisify(execFile);
@@ -163,7 +163,7 @@ describe('kubectl v1.34', () => {
 
 test('the standalone simulator writes a kubeconfig that kubectl can use', async () => {
   const kubeconfig = join(dir, 'standalone.json');
-  const child = spawn(process.execPath, ['test/simulator/main.ts', '--kubeconfig-out', kubeconfig], {
+  const child = spawn(process.execPath, ['simulator/main.ts', '--kubeconfig-out', kubeconfig], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, instance, rejection, settles, WORKER } from '../helpers.ts';
 import { runInPod } from '../pod.ts';
-import { startSimulator } from '../simulator/index.ts';
+import { startSimulator } from '../../simulator/index.ts';
 
 let h: Harness;
 let dir: string;

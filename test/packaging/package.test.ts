@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Simulator, startSimulator } from '../simulator/index.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
 
 const run = promisify(execFile);
 const EXPECTED = ['pkg-config', 'pkg-credentials', 'pkg'];

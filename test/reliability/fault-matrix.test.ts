@@ -5,14 +5,14 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, settles, WORKER } from '../helpers.ts';
-import type { FaultAction, FaultRule } from '../simulator/index.ts';
+import type { FaultAction, FaultRule } from '../../simulator/index.ts';
 import { type MatrixRow, report } from './report.ts';
 
 let h: Harness;
 let otherCa: string;
 beforeAll(async () => {
   h = await harness();
-  const { startSimulator } = await import('../simulator/index.ts');
+  const { startSimulator } = await import('../../simulator/index.ts');
   const stranger = await startSimulator({ seedExamples: false });
   otherCa = stranger.caCert;
   await stranger.close();

@@ -1,6 +1,6 @@
 // A raw HTTPS client for the simulator's own tests: exact status, headers and body text.
 import { request } from 'node:https';
-import type { Simulator } from './index.ts';
+import type { Simulator } from '../../simulator/index.ts';
 
 export interface RawResponse {
   status: number;

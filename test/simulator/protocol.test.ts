@@ -1,9 +1,9 @@
 // The simulator's TLS, authentication, authorization and discovery, against the shapes in
-// shared/reference/openshift-api.md §2 and §5.
+// shared/reference/docs/wire-reference.md §2 and §5.
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call } from './client.ts';
-import { type Simulator, startSimulator } from './index.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
 
 let sim: Simulator;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 // Field ownership for server-side apply, a reduced structured-merge-diff: every leaf of an applied
 // configuration is a field, lists are atomic (one field each), and ownership is recorded per manager
-// as FieldsV1 in metadata.managedFields (openshift-api.md §3).
+// as FieldsV1 in metadata.managedFields (docs/wire-reference.md §3).
 import { isDeepStrictEqual } from 'node:util';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -1,4 +1,4 @@
-// Kubernetes Status bodies with the wire text of openshift-api.md §5 (from k8s.io/apimachinery
+// Kubernetes Status bodies with the wire text of docs/wire-reference.md §5 (from k8s.io/apimachinery
 // pkg/api/errors and the apiserver's authorization filter).
 import type { ResourceInfo } from './discovery.ts';
 

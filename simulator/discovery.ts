@@ -1,4 +1,4 @@
-// The API surface the simulator serves, in the shapes of openshift-api.md §2. Built-in groups are
+// The API surface the simulator serves, in the shapes of docs/wire-reference.md §2. Built-in groups are
 // listed in sorted order as the real server does; kubevirt.io keeps its CRD's own verb order.
 
 /** One entry of an APIResourceList, plus how the simulator treats it. */

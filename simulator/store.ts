@@ -1,5 +1,5 @@
 // The simulator's object storage and the write semantics of the API server: create, server-side
-// apply with field ownership, JSON merge patch, delete with preconditions (openshift-api.md §3, §4, §6).
+// apply with field ownership, JSON merge patch, delete with preconditions (docs/wire-reference.md §3, §4, §6).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { groupVersionOf, type ResourceInfo } from './discovery.ts';
 import {

@@ -1,5 +1,5 @@
 // Template processing as openshift/library-go pkg/template/templateprocessing/template.go and
-// pkg/template/generator/expressionvalue.go do it, including their quirks (see openshift-api.md §1).
+// pkg/template/generator/expressionvalue.go do it, including their quirks (see docs/wire-reference.md §1).
 import { randomInt } from 'node:crypto';
 import { badRequest, invalid, type FieldError, StatusError } from './status.ts';
 
