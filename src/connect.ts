@@ -19,11 +19,21 @@ const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/tok
 function loadError(what: string, error: unknown, redact: Redactor = (t) => t): RequestError {
   // YAML errors quote the offending line, which may hold a token: keep only the parser's reason.
   const parsed = error as { name?: unknown; reason?: unknown; mark?: { line?: unknown } };
-  const safe =
-    parsed.name === 'YAMLException'
-      ? new Error(`invalid YAML: ${String(parsed.reason)} (line ${Number(parsed.mark?.line ?? -1) + 1})`)
-      : new Error(redact(error instanceof Error ? error.message : String(error)));
-  return new RequestError('Connect', what, safe.message, { cause: safe });
+  if (parsed.name === 'YAMLException') {
+    const safe = new Error(
+      `invalid YAML: ${String(parsed.reason)} (line ${Number(parsed.mark?.line ?? -1) + 1})`,
+    );
+    return new RequestError('Connect', what, safe.message, { cause: safe });
+  }
+  const text = error instanceof Error ? error.message : String(error);
+  // A file-system error (ENOENT, EACCES) keeps its code and path; only text that quotes a secret is copied.
+  const cause = redact(text) === text ? error : Object.assign(new Error(redact(text)), codeOf(error));
+  return new RequestError('Connect', what, redact(text), { cause });
+}
+
+function codeOf(error: unknown): { code?: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? { code } : {};
 }
 
 function hasDefaultKubeconfig(env: NodeJS.ProcessEnv): boolean {
@@ -68,7 +78,9 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
   }
   if (options.context !== undefined) {
     if (!kc.getContextObject(options.context)) {
-      throw new ValidationError('connect', [`context "${options.context}" is not in ${source}`]);
+      const names = kc.getContexts().map((c) => `"${c.name}"`);
+      const known = names.length > 0 ? `it has ${names.join(', ')}` : 'it has no contexts';
+      throw new ValidationError('connect', [`context "${options.context}" is not in ${source}; ${known}`]);
     }
     kc.setCurrentContext(options.context);
   }

@@ -123,7 +123,9 @@ function transportError(
   const codes = errorChain(error)
     .map((e) => (isRecord(e) && typeof e.code === 'string' ? e.code : undefined))
     .filter((c): c is string => c !== undefined);
-  const mutation = request.method !== 'GET' ? '; the mutation may or may not have been applied' : '';
+  // Processing renders without storing anything; only applies and deletes leave an unknown outcome.
+  const mutates = request.method !== 'GET' && request.step !== 'Process';
+  const mutation = mutates ? '; the mutation may or may not have been applied' : '';
   if (codes.includes('UND_ERR_CONNECT_TIMEOUT')) {
     return new RequestError(request.step, request.target, `connect timed out after ${timeout.connect} ms`, {
       cause: error,
@@ -193,8 +195,9 @@ function parseBody(text: string): unknown {
   }
 }
 
-function statusError(request: ApiRequest, code: number, body: unknown): RequestError {
+function statusError(request: ApiRequest, code: number, body: unknown, hint?: string): RequestError {
   const redact = request.redact ?? ((t: string) => t);
+  const advice = hint === undefined ? '' : `; ${hint}`;
   if (isRecord(body) && body.kind === 'Status') {
     const status = redactStatus(body, redact);
     const reason = status.reason ?? '';
@@ -207,12 +210,12 @@ function statusError(request: ApiRequest, code: number, body: unknown): RequestE
     return new RequestError(
       request.step,
       request.target,
-      `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}`,
+      `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`,
       { code, ...(reason ? { reason } : {}), status },
     );
   }
   const text = typeof body === 'string' ? redact(body.trim()).slice(0, 200) : 'no Status in the response';
-  return new RequestError(request.step, request.target, `${code}: ${text}`, { code });
+  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { code });
 }
 
 /** The single request function's home: every call to the API server goes through `request()`. */
@@ -227,6 +230,8 @@ export class ClusterConnection implements Connection {
   readonly #agents = new Map<number, Dispatcher>();
   readonly #discovery = new Map<string, Promise<DiscoveredResource[] | undefined>>();
   readonly #redactToken: Redactor;
+  /** What a 401 means for this kubeconfig, in words a user can act on. */
+  readonly #credentialsHint: string;
   #closed = false;
 
   constructor(
@@ -245,6 +250,10 @@ export class ClusterConnection implements Connection {
     this.server = kc.getCurrentCluster()?.server ?? '';
     this.#http = new k8s.IsomorphicFetchHttpLibrary();
     this.#redactToken = makeRedactor(secrets);
+    const user = kc.getCurrentUser()?.name ?? '(none)';
+    this.#credentialsHint =
+      `the server refused the credentials of user "${user}" (context "${kc.getCurrentContext()}"): ` +
+      'log in again or refresh the token';
   }
 
   get closed(): boolean {
@@ -327,6 +336,7 @@ export class ClusterConnection implements Connection {
     if (this.#closed) throw new RequestError(request.step, request.target, 'the connection is closed');
     if (request.signal?.aborted) throw abortedBeforeSending(request.step, request.target, request.signal);
     const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
     let code: number;
     let text: string;
     try {
@@ -339,26 +349,17 @@ export class ClusterConnection implements Connection {
       // next sequential request finds it busy and opens a second connection (one more handshake).
       await nextTurn();
     } catch (error) {
-      debug(
-        '%s %s failed after %dms: %s',
-        request.method,
-        request.path,
-        Math.round(performance.now() - started),
-        request.target,
-      );
-      throw transportError(this.#scrub(error), request, timeouts, request.signal);
+      const failure = transportError(this.#scrub(error), request, timeouts, request.signal);
+      debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
+      throw failure;
     }
-    debug(
-      '%s %s %d %dms %s %s',
-      request.method,
-      request.path,
-      code,
-      Math.round(performance.now() - started),
-      request.step,
-      request.target,
-    );
     const body = parseBody(text);
-    if (code < 200 || code >= 300) throw statusError(request, code, body);
+    if (code < 200 || code >= 300) {
+      const failure = statusError(request, code, body, code === 401 ? this.#credentialsHint : undefined);
+      debug('%s %s %d %dms %s', request.method, request.path, code, elapsed(), failure.message);
+      throw failure;
+    }
+    debug('%s %s %d %dms %s %s', request.method, request.path, code, elapsed(), request.step, request.target);
     if (!isRecord(body)) {
       throw new RequestError(request.step, request.target, `${code}: the response is not a JSON object`, {
         code,

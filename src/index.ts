@@ -89,13 +89,13 @@ function assertValid(operation: string, issues: string[]): void {
 
 /** Template mode: validate the arguments, render, resolve and check every target, then `act`. */
 async function onTemplateTargets<O extends TemplateOptions, T>(
-  operation: string,
+  operation: 'create' | 'get' | 'delete',
   templateName: string,
   parameters: TemplateParameters | undefined,
   options: O | undefined,
   act: (step: Step, targets: Target[], options: O) => Promise<T>,
 ): Promise<T> {
-  const issues = checkTemplateArguments(templateName, parameters, options);
+  const issues = checkTemplateArguments(operation, templateName, parameters, options);
   if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
   return withConnection(operation, options, async (connection) => {
     const step = stepFor(operation, connection, options);
@@ -107,11 +107,11 @@ async function onTemplateTargets<O extends TemplateOptions, T>(
 
 /** Reference mode: validate the refs, resolve their kinds, then `act`; an empty list sends nothing. */
 async function onReferenceTargets<O extends ReferenceOptions, T>(
-  operation: string,
+  operation: 'get' | 'delete',
   options: O,
   act: (step: Step, targets: Target[], options: O) => Promise<T[]>,
 ): Promise<T[]> {
-  assertValid(operation, checkReferenceArguments(options));
+  assertValid(operation, checkReferenceArguments(operation, options));
   if (options.resources.length === 0) return [];
   return withConnection(operation, options, async (connection) => {
     const step = stepFor(operation, connection, options);
@@ -172,7 +172,7 @@ export async function process(
   parameters: TemplateParameters | undefined,
   options: TemplateOptions,
 ): Promise<KubernetesObject[]> {
-  assertValid('process', checkTemplateArguments(templateName, parameters, options));
+  assertValid('process', checkTemplateArguments('process', templateName, parameters, options));
   return withConnection('process', options, async (connection) => {
     const rendered = await renderTemplate(
       stepFor('process', connection, options),

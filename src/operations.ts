@@ -17,6 +17,7 @@ import {
   isRecord,
   normalizeSecret,
   prepareTemplate,
+  secretParameterValues,
   secretValues,
   type Target,
   unresolvedGenerators,
@@ -73,7 +74,6 @@ export async function renderTemplate(
   options: TemplateOptions,
 ): Promise<Rendered> {
   const templateNamespace = options.templateNamespace ?? options.namespace;
-  const paramRedact = makeRedactor(Object.values(parameters ?? {}).map(String));
   const { body: stored } = await step.connection.request({
     method: 'GET',
     path: `${TEMPLATE_API}/namespaces/${segment(templateNamespace)}/templates/${segment(templateName)}`,
@@ -81,7 +81,6 @@ export async function renderTemplate(
     target: `Template "${templateName}" in namespace "${templateNamespace}"`,
     timeout: step.timeout,
     signal: step.signal,
-    redact: paramRedact,
   });
   if (!isRecord(stored) || stored.kind !== 'Template') {
     throw new RequestError(
@@ -103,6 +102,7 @@ export async function renderTemplate(
     );
   }
   const target = `Template "${templateName}" in namespace "${options.namespace}"`;
+  const secretParameters = secretParameterValues(stored, parameters);
   const { body: processed } = await step.connection.request({
     method: 'POST',
     path: `${TEMPLATE_API}/namespaces/${segment(options.namespace)}/processedtemplates`,
@@ -111,31 +111,13 @@ export async function renderTemplate(
     target,
     timeout: step.timeout,
     signal: step.signal,
-    redact: paramRedact,
+    redact: makeRedactor(secretParameters),
   });
   const result = checkProcessedTemplate(processed);
   if (!result)
     throw new RequestError('Process', target, 'the response is not a processed Template with objects');
   const objects = result.objects as KubernetesObject[];
-  return { objects, redact: redactorFor(parameters, objects) };
-}
-
-/**
- * Parameter values appear in error text only inside object names, which are identities; every
- * other occurrence, and every Secret value, is redacted.
- */
-function redactorFor(
-  parameters: TemplateParameters | undefined,
-  objects: readonly KubernetesObject[],
-): Redactor {
-  const identities = objects
-    .map((o) => `${o.metadata?.name ?? ''}\n${o.metadata?.namespace ?? ''}`)
-    .join('\n');
-  const secrets = secretValues(objects);
-  const values = Object.values(parameters ?? {})
-    .map(String)
-    .filter((v) => !identities.includes(v));
-  return makeRedactor([...secrets, ...values]);
+  return { objects, redact: makeRedactor([...secretParameters, ...secretValues(objects)]) };
 }
 
 /** Discovery for every group-version the objects use (once per connection), then all checks. */
@@ -232,6 +214,15 @@ export async function readAll(step: Step, targets: readonly Target[]): Promise<K
       signal: step.signal,
       redact: step.redact,
     });
+    const expected = target.ref.uid;
+    const found = uidOf(body);
+    if (expected !== undefined && found !== expected) {
+      throw new RequestError(
+        'Get',
+        describeRef(target.ref),
+        `the live object has UID "${found ?? '(none)'}", not the UID "${expected}" of the reference: it was replaced`,
+      );
+    }
     objects.push(body as KubernetesObject);
   }
   return objects;

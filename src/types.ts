@@ -35,15 +35,22 @@ export type RequestTimeout = number | { readonly connect: number; readonly read:
 /** Where `connect()` takes credentials from, TLS verification and the default request timeout. */
 export interface ConnectOptions {
   /** Path of a kubeconfig file. Default: `KUBECONFIG`, then `~/.kube/config`. */
-  kubeconfig?: string;
+  kubeconfig?: string | undefined;
   /** Context to use from the kubeconfig. Default: its `current-context`. */
-  context?: string;
+  context?: string | undefined;
   /** Use the pod's ServiceAccount token and CA. Not combinable with `kubeconfig` or `context`. */
-  inCluster?: boolean;
+  inCluster?: boolean | undefined;
   /** Verify the server's TLS certificate. Default `true`; `false` is an explicit, insecure opt-out. */
-  verifySsl?: boolean;
+  verifySsl?: boolean | undefined;
   /** Default per-request timeout of this connection. Default `{ connect: 10_000, read: 60_000 }`. */
-  requestTimeout?: RequestTimeout;
+  requestTimeout?: RequestTimeout | undefined;
+  /** Cancels connecting (loading credentials and the check request). */
+  signal?: AbortSignal | undefined;
+  /**
+   * Most sockets the connection opens to the server at once, whatever the options of its
+   * operations. Default 32; concurrent operations beyond it wait for a free socket.
+   */
+  maxSockets?: number | undefined;
 }
 
 /** Options every operation takes. */
@@ -51,25 +58,27 @@ export interface CommonOptions {
   /** Target namespace: where objects are rendered, applied, read and deleted. */
   namespace: string;
   /** A connection to reuse; it stays open. Without it the operation opens and closes its own. */
-  api?: Connection;
+  api?: Connection | undefined;
   /** Per-request timeout for this operation's requests. Default: the connection's. */
-  requestTimeout?: RequestTimeout;
+  requestTimeout?: RequestTimeout | undefined;
   /** Cancels the whole operation. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of template-mode `process`, `get` and `delete`. */
 export interface TemplateOptions extends CommonOptions {
   /** Namespace of the stored Template. Default: `namespace`, only when omitted. */
-  templateNamespace?: string;
+  templateNamespace?: string | undefined;
+  /** Reference mode only; present here so that the compiler rejects mixing the two modes. */
+  resources?: undefined;
 }
 
 /** Options of `create`. */
 export interface CreateOptions extends TemplateOptions {
   /** Server-side apply field manager. Default `'mini-scheduler'`. */
-  fieldManager?: string;
+  fieldManager?: string | undefined;
   /** Ask the server to validate without persisting (`dryRun=All`). */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
 }
 
 /** How the server deletes dependents (`DeleteOptions.propagationPolicy`). */
@@ -78,21 +87,23 @@ export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
 /** Options of template-mode `delete`. */
 export interface DeleteOptions extends TemplateOptions {
   /** Ask the server to check the deletion without performing it (`dryRun: ["All"]`). */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
   /** Default: the server's for each kind. */
-  propagationPolicy?: PropagationPolicy;
+  propagationPolicy?: PropagationPolicy | undefined;
 }
 
 /** Options of reference-mode `get`: the objects are given, no Template is processed. */
 export interface ReferenceOptions extends CommonOptions {
   /** The objects to read or delete, e.g. the result of `create()`. */
   resources: readonly ResourceRef[];
+  /** Template mode only; present here so that the compiler rejects mixing the two modes. */
+  templateNamespace?: undefined;
 }
 
 /** Options of reference-mode `delete`: each ref with a `uid` is deleted with that UID as a precondition. */
 export interface ReferenceDeleteOptions extends ReferenceOptions {
-  dryRun?: boolean;
-  propagationPolicy?: PropagationPolicy;
+  dryRun?: boolean | undefined;
+  propagationPolicy?: PropagationPolicy | undefined;
 }
 
 /** An open connection to one API server: a keep-alive pool and a discovery cache. */

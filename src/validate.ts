@@ -1,8 +1,7 @@
 // Checks that run before any mutating request. Pure functions: data in, problems out, no I/O.
+import { nameProblem } from './names.ts';
 import type { KubernetesObject, RequestTimeout, ResourceRef, TemplateParameters } from './types.ts';
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** Server-set Template metadata that must not be sent back when processing a copy. */
 const KEPT_TEMPLATE_METADATA = ['name', 'labels', 'annotations'];
 
@@ -21,7 +20,7 @@ function describe(value: unknown): string {
 export function checkNamespace(value: unknown, label: string, issues: Issues): void {
   if (typeof value !== 'string') issues.push(`${label} must be a string, got ${describe(value)}`);
   else if (value === '') issues.push(`${label} must not be empty`);
-  else if (value.length > 63 || !DNS1123_LABEL.test(value)) {
+  else if (nameProblem('v1', 'Namespace', value) !== undefined) {
     issues.push(`${label} "${value}" is not a valid namespace name (DNS-1123 label)`);
   }
 }
@@ -29,8 +28,9 @@ export function checkNamespace(value: unknown, label: string, issues: Issues): v
 export function checkTemplateName(value: unknown, issues: Issues): void {
   if (typeof value !== 'string') issues.push(`templateName must be a string, got ${describe(value)}`);
   else if (value === '') issues.push('templateName must not be empty');
-  else if (value.length > 253 || !DNS1123_SUBDOMAIN.test(value)) {
-    issues.push(`templateName "${value}" is not a valid name (DNS-1123 subdomain)`);
+  else {
+    const problem = nameProblem('template.openshift.io/v1', 'Template', value);
+    if (problem) issues.push(`templateName "${value}" ${problem}`);
   }
 }
 
@@ -67,6 +67,104 @@ export function checkParameters(parameters: unknown, issues: Issues): void {
   }
 }
 
+const COMMON_KEYS = ['namespace', 'api', 'requestTimeout', 'signal'];
+const DELETE_KEYS = ['dryRun', 'propagationPolicy'];
+
+/** The options each call takes. Any other key is refused, never ignored (REPL and JS callers). */
+export const OPTION_KEYS = {
+  connect: ['kubeconfig', 'context', 'inCluster', 'verifySsl', 'requestTimeout', 'signal', 'maxSockets'],
+  process: [...COMMON_KEYS, 'templateNamespace'],
+  create: [...COMMON_KEYS, 'templateNamespace', 'fieldManager', 'dryRun'],
+  get: [...COMMON_KEYS, 'templateNamespace'],
+  delete: [...COMMON_KEYS, 'templateNamespace', ...DELETE_KEYS],
+  'get with resources': [...COMMON_KEYS, 'resources'],
+  'delete with resources': [...COMMON_KEYS, 'resources', ...DELETE_KEYS],
+} as const satisfies Record<string, readonly string[]>;
+
+export type Call = keyof typeof OPTION_KEYS;
+
+const ALL_OPTION_KEYS: readonly string[] = [...new Set(Object.values(OPTION_KEYS).flat())];
+
+/** Keys that belong to the other mode of the same operation. */
+const TEMPLATE_ONLY_KEYS = ['templateNamespace', 'templateName', 'parameters'];
+
+/** Levenshtein distance, small inputs only (option names). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function closest(key: string, candidates: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const limit = key.length <= 4 ? 1 : 2;
+  let best: { name: string; d: number } | undefined;
+  for (const name of candidates) {
+    const d = name.toLowerCase() === lower ? 0 : distance(lower, name.toLowerCase());
+    if (d <= limit && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+function callsTaking(key: string): string[] {
+  const names = Object.entries(OPTION_KEYS)
+    .filter(([, keys]) => (keys as readonly string[]).includes(key))
+    .map(([call]) => `${call.split(' ')[0] ?? call}()`);
+  return [...new Set(names)];
+}
+
+function listOf(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1) ?? ''}`;
+}
+
+/**
+ * Refuses option keys the call does not take. A key whose value is `undefined` counts as absent,
+ * so spreading one mode's options into the other with `key: undefined` works.
+ */
+export function checkOptionKeys(call: Call, options: Record<string, unknown>, issues: Issues): void {
+  const allowed: readonly string[] = OPTION_KEYS[call];
+  const operation = `${call.split(' ')[0] ?? call}()`;
+  const referenceMode = call.endsWith('with resources');
+  for (const key of Object.keys(options)) {
+    if (options[key] === undefined || allowed.includes(key)) continue;
+    if (referenceMode && TEMPLATE_ONLY_KEYS.includes(key)) {
+      issues.push(
+        `${key} cannot be combined with resources (reference mode and template mode are exclusive)`,
+      );
+      continue;
+    }
+    if (!referenceMode && key === 'resources' && call !== 'connect') {
+      issues.push(
+        `resources cannot be combined with a template name (reference mode and template mode are exclusive)`,
+      );
+      continue;
+    }
+    const near = closest(key, allowed);
+    if (near !== undefined) {
+      issues.push(`${key}: unknown option; did you mean ${near}?`);
+      continue;
+    }
+    const other = closest(key, ALL_OPTION_KEYS);
+    const elsewhere = other === undefined ? [] : callsTaking(other).filter((c) => c !== operation);
+    if (other === undefined || elsewhere.length === 0) {
+      issues.push(`${key}: unknown option of ${operation}; it takes ${allowed.join(', ')}`);
+    } else if (other === key) {
+      issues.push(`${key} is an option of ${listOf(elsewhere)}, not of ${operation}`);
+    } else {
+      issues.push(
+        `${key}: unknown option; ${other} is an option of ${listOf(elsewhere)}, not of ${operation}`,
+      );
+    }
+  }
+}
+
 export function checkCommon(options: unknown, issues: Issues): options is Record<string, unknown> {
   if (!isRecord(options)) {
     issues.push(`options must be an object with at least a namespace, got ${describe(options)}`);
@@ -74,24 +172,30 @@ export function checkCommon(options: unknown, issues: Issues): options is Record
   }
   checkNamespace(options.namespace, 'namespace', issues);
   checkTimeout(options.requestTimeout as RequestTimeout | undefined, 'requestTimeout', issues);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
-    issues.push('signal must be an AbortSignal');
+  checkSignal(options.signal, issues);
   return true;
 }
 
-export function checkTemplateArguments(templateName: unknown, parameters: unknown, options: unknown): Issues {
+function checkSignal(signal: unknown, issues: Issues): void {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) issues.push('signal must be an AbortSignal');
+}
+
+export function checkTemplateArguments(
+  call: 'process' | 'create' | 'get' | 'delete',
+  templateName: unknown,
+  parameters: unknown,
+  options: unknown,
+): Issues {
   const issues: Issues = [];
   checkTemplateName(templateName, issues);
   checkParameters(parameters, issues);
   if (checkCommon(options, issues)) {
-    if ('templateNamespace' in options && options.templateNamespace !== undefined) {
+    checkOptionKeys(call, options, issues);
+    if (options.templateNamespace !== undefined) {
       checkNamespace(options.templateNamespace, 'templateNamespace', issues);
     }
-    if ('resources' in options)
-      issues.push(
-        'resources cannot be combined with a template name (reference mode and template mode are exclusive)',
-      );
     if (
+      call === 'create' &&
       options.fieldManager !== undefined &&
       (typeof options.fieldManager !== 'string' ||
         options.fieldManager === '' ||
@@ -113,15 +217,10 @@ function checkDeleteFlags(options: Record<string, unknown>, issues: Issues): voi
   }
 }
 
-export function checkReferenceArguments(options: unknown): Issues {
+export function checkReferenceArguments(call: 'get' | 'delete', options: unknown): Issues {
   const issues: Issues = [];
   if (!checkCommon(options, issues)) return issues;
-  for (const key of ['templateNamespace', 'templateName', 'parameters']) {
-    if (key in options)
-      issues.push(
-        `${key} cannot be combined with resources (reference mode and template mode are exclusive)`,
-      );
-  }
+  checkOptionKeys(`${call} with resources`, options, issues);
   checkDeleteFlags(options, issues);
   if (!Array.isArray(options.resources)) {
     issues.push('resources must be an array of references, or a template name must be given');
@@ -139,8 +238,10 @@ export function checkReferenceArguments(options: unknown): Issues {
       if (typeof ref[key] !== 'string' || ref[key] === '')
         issues.push(`${at}.${key} must be a non-empty string`);
     }
-    if (typeof ref.name === 'string' && ref.name !== '' && !DNS1123_SUBDOMAIN.test(ref.name)) {
-      issues.push(`${at}.name "${ref.name}" is not a valid object name`);
+    if (typeof ref.name === 'string' && ref.name !== '') {
+      const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
+      const problem = nameProblem(apiVersion, typeof ref.kind === 'string' ? ref.kind : '', ref.name);
+      if (problem) issues.push(`${at}.name "${ref.name}" ${problem}`);
     }
     if (typeof ref.namespace === 'string' && ref.namespace !== '' && ref.namespace !== namespace) {
       issues.push(
@@ -160,7 +261,8 @@ export function checkConnectOptions(options: unknown): Issues {
   const issues: Issues = [];
   if (options === undefined) return issues;
   if (!isRecord(options)) return [`options must be an object, got ${describe(options)}`];
-  const { kubeconfig, context, inCluster, verifySsl } = options;
+  checkOptionKeys('connect', options, issues);
+  const { kubeconfig, context, inCluster, verifySsl, maxSockets } = options;
   if (kubeconfig !== undefined && (typeof kubeconfig !== 'string' || kubeconfig === ''))
     issues.push('kubeconfig must be a non-empty path');
   if (context !== undefined && (typeof context !== 'string' || context === ''))
@@ -171,6 +273,13 @@ export function checkConnectOptions(options: unknown): Issues {
     issues.push('inCluster cannot be combined with kubeconfig or context');
   }
   checkTimeout(options.requestTimeout as RequestTimeout | undefined, 'requestTimeout', issues);
+  checkSignal(options.signal, issues);
+  if (
+    maxSockets !== undefined &&
+    (typeof maxSockets !== 'number' || !Number.isInteger(maxSockets) || maxSockets < 1 || maxSockets > 1024)
+  ) {
+    issues.push('maxSockets must be a whole number from 1 to 1024');
+  }
   return issues;
 }
 
@@ -292,8 +401,10 @@ export function checkRenderedObjects(
     if (typeof kind !== 'string' || kind === '') issues.push(`${label} has no kind`);
     if (typeof name !== 'string' || name === '')
       issues.push(`${label} has no metadata.name (a stable name is required)`);
-    else if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name))
-      issues.push(`${label} has an invalid metadata.name`);
+    else if (typeof apiVersion === 'string' && typeof kind === 'string') {
+      const problem = nameProblem(apiVersion, kind, name);
+      if (problem) issues.push(`${label}: metadata.name "${name}" ${problem}`);
+    }
     if (metadata.generateName !== undefined)
       issues.push(`${label} uses metadata.generateName, which cannot be replayed`);
     const objectNamespace = metadata.namespace;
@@ -354,6 +465,48 @@ export function secretValues(objects: readonly unknown[]): string[] {
         else values.push(Buffer.from(value, 'utf8').toString('base64'));
       }
     }
+  }
+  return values;
+}
+
+const PARAMETER_REFERENCE = /\$\{\{?([a-zA-Z0-9_]+)\}?\}/g;
+
+function secretStrings(objects: readonly unknown[]): string[] {
+  return objects
+    .filter((o) => isRecord(o) && o.kind === 'Secret')
+    .flatMap((secret) =>
+      ['data', 'stringData'].flatMap((field) => {
+        const map = (secret as Record<string, unknown>)[field];
+        return isRecord(map) ? Object.values(map).filter((v): v is string => typeof v === 'string') : [];
+      }),
+    );
+}
+
+/**
+ * The values that count as secret before rendering: those of parameters the stored Template feeds
+ * into Secret `data`/`stringData`, and of parameters it would generate (passwords, keys), whether
+ * given by the caller or the Template's default. Every other value (names, flags) stays readable.
+ */
+export function secretParameterValues(
+  stored: Record<string, unknown>,
+  parameters: TemplateParameters | undefined,
+): string[] {
+  const declared = Array.isArray(stored.parameters) ? (stored.parameters as unknown[]).filter(isRecord) : [];
+  const objects = Array.isArray(stored.objects) ? (stored.objects as unknown[]) : [];
+  const secret = new Set<string>();
+  for (const text of secretStrings(objects)) {
+    for (const match of text.matchAll(PARAMETER_REFERENCE)) if (match[1]) secret.add(match[1]);
+  }
+  for (const p of declared) {
+    if (typeof p.name === 'string' && typeof p.generate === 'string' && p.generate !== '') secret.add(p.name);
+  }
+  const values: string[] = [];
+  for (const name of secret) {
+    const override =
+      parameters !== undefined && Object.hasOwn(parameters, name) ? parameters[name] : undefined;
+    if (override !== undefined) values.push(parameterText(override));
+    const stored = declared.find((p) => p.name === name)?.value;
+    if (typeof stored === 'string') values.push(stored);
   }
   return values;
 }

@@ -127,16 +127,24 @@ describe('TLS and credentials', () => {
   });
 
   test('an unknown token gets 401 at connect; an unknown context is a ValidationError', async () => {
+    let config = h.sim.kubeconfig;
     const path = await h.kubeconfigWith((c) => {
-      const user = c.users[0];
-      if (user) user.user.token = 'wrong-token-value';
+      config = c;
+      for (const user of c.users) user.user.token = 'wrong-token-value';
     });
     const error = instance(await rejection(ocp.connect({ kubeconfig: path })), ocp.RequestError);
     expect(error.code).toBe(401);
-    expect(error.message).toMatch(/^Connect https:\/\/127\.0\.0\.1:\d+: 401 Unauthorized: Unauthorized$/);
+    expect(error.message).toMatch(/^Connect https:\/\/127\.0\.0\.1:\d+: 401 Unauthorized: Unauthorized; /);
+    expect(error.message).toContain(
+      `the server refused the credentials of user "${config.users[0]?.name ?? ''}" (context "${config['current-context']}"): log in again or refresh the token`,
+    );
     expect(error.message).not.toContain('wrong-token-value');
     const context = await rejection(ocp.connect({ kubeconfig: h.kubeconfig, context: 'nope' }));
     expect(context).toBeInstanceOf(ocp.ValidationError);
+    const names = h.sim.kubeconfig.contexts.map((c) => `"${c.name}"`).join(', ');
+    expect(context.message).toContain(
+      `context "nope" is not in kubeconfig "${h.kubeconfig}"; it has ${names}`,
+    );
   });
 
   test('a broken kubeconfig names the file and never quotes it', async () => {
@@ -148,6 +156,8 @@ describe('TLS and credentials', () => {
     expect((error.cause as Error).message).not.toContain('leaked-token-123');
     const missing = await rejection(ocp.connect({ kubeconfig: join(dir, 'absent') }));
     expect(missing.message).toContain('ENOENT');
+    // The file-system error survives as the cause, with its code and path.
+    expect(missing.cause).toMatchObject({ code: 'ENOENT', path: join(dir, 'absent') });
   });
 
   test('in-cluster ServiceAccount auth reads the token and CA from the pod paths', async () => {

@@ -196,8 +196,8 @@ describe('arguments', () => {
     h.sim.clearLog();
     const cases: [Promise<unknown>, string][] = [
       [
-        ocp.create('Bad_Name', {}, { namespace: 'workers', api }),
-        'templateName "Bad_Name" is not a valid name (DNS-1123 subdomain)',
+        ocp.create('bad/name', {}, { namespace: 'workers', api }),
+        'templateName "bad/name" may not contain "/"',
       ],
       [ocp.create('ok', {}, { namespace: '', api }), 'namespace must not be empty'],
       [

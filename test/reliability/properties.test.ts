@@ -102,7 +102,7 @@ describe('pure validation under hostile input', () => {
         namespace,
         fc.option(namespace),
         (name, parameters, ns, tns) => {
-          const issues = checkTemplateArguments(name, parameters, {
+          const issues = checkTemplateArguments('process', name, parameters, {
             namespace: ns,
             ...(tns === null ? {} : { templateNamespace: tns }),
           });
@@ -128,7 +128,7 @@ describe('pure validation under hostile input', () => {
     );
     fc.assert(
       fc.property(fc.array(ref, { maxLength: 6 }), namespace, (resources, ns) => {
-        const issues = checkReferenceArguments({ namespace: ns, resources });
+        const issues = checkReferenceArguments('get', { namespace: ns, resources });
         const keys = resources.map((r) => JSON.stringify([r.apiVersion, r.kind, r.namespace, r.name]));
         if (resources.some((r) => r.namespace !== ns) || new Set(keys).size !== keys.length)
           expect(issues.length).toBeGreaterThan(0);
@@ -145,12 +145,26 @@ describe('pure validation under hostile input', () => {
       generate: fc.option(fc.constantFrom('expression', 'other')),
       from: fc.option(fc.string()),
     });
+    const overrideValue = fc.oneof(
+      fc.string({ maxLength: 50 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+    );
+    let checked = 0;
     fc.assert(
       fc.property(
         fc.array(parameter, { maxLength: 6 }),
         deepObject,
-        hostileParameters,
-        (parameters, objects, overrides) => {
+        fc.dictionary(hostileKey, overrideValue, { maxKeys: 3 }),
+        fc.array(fc.tuple(fc.nat(), overrideValue), { maxLength: 4 }),
+        (parameters, objects, undeclared, picks) => {
+          // Overrides of declared parameters (valid by construction) plus keys that may be undeclared.
+          const declared = picks.flatMap(([i, value]) => {
+            const name = parameters[i % Math.max(parameters.length, 1)]?.name;
+            return name === undefined ? [] : [[name, value] as const];
+          });
+          const overrides = Object.fromEntries([...Object.entries(undeclared), ...declared]);
           const template = {
             apiVersion: 'template.openshift.io/v1',
             kind: 'Template',
@@ -159,19 +173,33 @@ describe('pure validation under hostile input', () => {
             objects: [objects],
           };
           const before = structuredClone(template);
-          const valid = checkTemplateArguments('t', overrides, { namespace: 'workers' }).length === 0;
-          if (!valid) return;
-          const { template: copy, issues } = prepareTemplate(template, overrides as ocp.TemplateParameters);
+          expect(checkTemplateArguments('process', 't', overrides, { namespace: 'workers' })).toEqual([]);
+          const { template: copy, issues } = prepareTemplate(template, overrides);
           expect(template).toEqual(before);
           expect(copy.metadata).toEqual({ name: 't' });
+          const names = new Set(parameters.map((p) => p.name));
+          const copied = copy.parameters as Record<string, unknown>[];
+          for (const [name, value] of Object.entries(overrides)) {
+            if (!names.has(name) || name === '') {
+              expect(issues).toContain(`parameter ${JSON.stringify(name)} is not declared by the Template`);
+              continue;
+            }
+            const target = copied.findLast((p) => p.name === name);
+            expect(target?.value).toBe(String(value));
+            expect(target).not.toHaveProperty('generate');
+            expect(target).not.toHaveProperty('from');
+          }
           for (const issue of issues)
             expect(issue).toMatch(/^parameter ".*" is not declared by the Template$/s);
           expect(Array.isArray(unresolvedGenerators(copy))).toBe(true);
           prototypesIntact();
+          checked += 1;
         },
       ),
       runs('template preparation', 2000),
     );
+    // Every generated case reaches the assertions: none is filtered out as invalid input.
+    expect(checked).toBe(2000);
   });
 
   test('rendered objects: an invalid target is always reported, a clean set always yields targets', () => {

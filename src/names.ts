@@ -1,0 +1,96 @@
+// Object-name rules as the API server applies them per kind. The library refuses a name before any
+// request only when the server would refuse it too; docs/api-notes.md has the table with sources.
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+/** docker/distribution's repository name component, which OpenShift requires of ImageStream names. */
+const IMAGE_STREAM_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
+
+export type NameRule =
+  'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'image-stream' | 'path-segment';
+
+/** Kinds (as `group/Kind`, core group empty) whose rule is not the DNS-1123 subdomain of most kinds. */
+const SPECIAL_RULES: Readonly<Record<string, NameRule>> = {
+  '/Service': 'dns1035-label',
+  '/Namespace': 'dns1123-label',
+  'rbac.authorization.k8s.io/Role': 'path-segment',
+  'rbac.authorization.k8s.io/RoleBinding': 'path-segment',
+  'rbac.authorization.k8s.io/ClusterRole': 'path-segment',
+  'rbac.authorization.k8s.io/ClusterRoleBinding': 'path-segment',
+  'authorization.openshift.io/Role': 'path-segment',
+  'authorization.openshift.io/RoleBinding': 'path-segment',
+  'authorization.openshift.io/ClusterRole': 'path-segment',
+  'authorization.openshift.io/ClusterRoleBinding': 'path-segment',
+  'template.openshift.io/Template': 'path-segment',
+  'image.openshift.io/ImageStream': 'image-stream',
+};
+
+/** Groups whose kinds all use the DNS-1123 subdomain rule unless listed above. */
+const SUBDOMAIN_GROUPS = new Set([
+  '',
+  'apps',
+  'batch',
+  'networking.k8s.io',
+  'policy',
+  'autoscaling',
+  'route.openshift.io',
+  'build.openshift.io',
+  'apps.openshift.io',
+  'image.openshift.io',
+  'template.openshift.io',
+  // Custom resources: apiextensions-apiserver validates every CR name as a DNS-1123 subdomain.
+  'kubevirt.io',
+  'cdi.kubevirt.io',
+  'instancetype.kubevirt.io',
+  'monitoring.coreos.com',
+]);
+
+function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
+}
+
+/** The rule the server applies to names of this kind; `path-segment` where no rule is known. */
+export function nameRuleFor(apiVersion: string, kind: string): NameRule {
+  const group = groupOf(apiVersion);
+  return (
+    SPECIAL_RULES[`${group}/${kind}`] ?? (SUBDOMAIN_GROUPS.has(group) ? 'dns1123-subdomain' : 'path-segment')
+  );
+}
+
+function pathSegmentProblem(name: string): string | undefined {
+  if (name === '.' || name === '..') return `may not be "${name}"`;
+  if (name.includes('/')) return 'may not contain "/"';
+  if (name.includes('%')) return 'may not contain "%"';
+  return undefined;
+}
+
+/** Why the server would refuse `name` for this kind, or undefined when it would accept it. */
+export function nameProblem(apiVersion: string, kind: string, name: string): string | undefined {
+  const rule = nameRuleFor(apiVersion, kind);
+  switch (rule) {
+    case 'path-segment':
+      return pathSegmentProblem(name);
+    case 'image-stream':
+      return pathSegmentProblem(name) ?? (IMAGE_STREAM_NAME.test(name) ? undefined : describeRule(rule));
+    case 'dns1123-subdomain':
+      return name.length <= 253 && DNS1123_SUBDOMAIN.test(name) ? undefined : describeRule(rule);
+    case 'dns1123-label':
+      return name.length <= 63 && DNS1123_LABEL.test(name) ? undefined : describeRule(rule);
+    case 'dns1035-label':
+      return name.length <= 63 && DNS1035_LABEL.test(name) ? undefined : describeRule(rule);
+  }
+}
+
+function describeRule(rule: Exclude<NameRule, 'path-segment'>): string {
+  switch (rule) {
+    case 'dns1123-subdomain':
+      return 'is not a valid name for this kind (a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters)';
+    case 'dns1123-label':
+      return 'is not a valid name for this kind (a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters)';
+    case 'dns1035-label':
+      return 'is not a valid name for this kind (a DNS-1035 label: starts with a lowercase letter; lowercase letters, digits and "-", at most 63 characters)';
+    case 'image-stream':
+      return 'is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")';
+  }
+}
