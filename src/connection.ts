@@ -1,11 +1,9 @@
 // One Connection: the kubeconfig, one keep-alive pool with real connect/read timeouts, the single
 // request function every call goes through, and the per-connection discovery cache.
-import { createRequire } from 'node:module';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import { debuglog } from 'node:util';
 import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { makeRedactor, type Redactor, redactStatus, RequestError } from './errors.ts';
+import { makeRedactor, type Redactor, redactStatus, RequestError, ValidationError } from './errors.ts';
 import type { Connection, RequestTimeout } from './types.ts';
 import { isRecord } from './validate.ts';
 
@@ -17,31 +15,35 @@ const USER_AGENT = 'openshift-template-client';
 const MAX_SOCKETS = 8;
 
 type ClientNode = typeof import('@kubernetes/client-node');
+type AgentClass = typeof import('undici').Agent;
+type Dispatcher = InstanceType<AgentClass>;
 
-/** The parts of undici's Agent this module uses (client-node's own undici, see `loadClientNode`). */
-interface Dispatcher {
-  request(
-    options: Record<string, unknown>,
-  ): Promise<{ statusCode: number; body: { text(): Promise<string> } }>;
-  close(): Promise<void>;
-  destroy(): Promise<void>;
-}
-type AgentClass = new (options: Record<string, unknown>) => Dispatcher;
+/** The oldest Node.js that client-node 2.x and its undici 8 load on. */
+const MINIMUM_NODE = [22, 19] as const;
 
 let clientNode: Promise<{ k8s: ClientNode; Agent: AgentClass }> | undefined;
 
+/** Refuses an older Node.js by name before loading anything that would crash the process on it. */
+export function unsupportedNode(version: string): string | undefined {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const [needMajor, needMinor] = MINIMUM_NODE;
+  if (major > needMajor || (major === needMajor && minor >= needMinor)) return undefined;
+  return (
+    `Node.js ${version} is running, but openshift-template-client needs Node.js >= ${needMajor}.${needMinor} ` +
+    '(its HTTP client, undici 8, and @kubernetes/client-node 2 do not load on older versions)'
+  );
+}
+
 /**
- * Loads client-node on first use, so importing this package costs nothing, and the undici Agent
- * class from the undici that client-node itself resolves: no second runtime dependency, and the
- * pool is the same undici client-node's own requests would use.
+ * Loads client-node and undici on first use, so importing this package costs nothing and an
+ * unsupported Node.js gets a clear error instead of a crash at load. Both are declared
+ * dependencies imported by name, so npm, pnpm, Yarn PnP and bundlers all resolve them.
  */
 function loadClientNode(): Promise<{ k8s: ClientNode; Agent: AgentClass }> {
+  const refused = unsupportedNode(globalThis.process.versions.node);
+  if (refused !== undefined) return Promise.reject(new ValidationError('connect', [refused]));
   clientNode ??= (async () => {
-    const k8s = await import('@kubernetes/client-node');
-    const fromClientNode = createRequire(import.meta.resolve('@kubernetes/client-node'));
-    const undici = (await import(pathToFileURL(fromClientNode.resolve('undici')).href)) as {
-      Agent: AgentClass;
-    };
+    const [k8s, undici] = await Promise.all([import('@kubernetes/client-node'), import('undici')]);
     return { k8s, Agent: undici.Agent };
   })();
   return clientNode;
@@ -302,12 +304,13 @@ export class ClusterConnection implements Connection {
     timeouts: Timeouts,
   ): Promise<{ code: number; text: string }> {
     const url = new URL(ctx.getUrl());
+    const body = ctx.getBody();
     const response = await agent.request({
       origin: url.origin,
       path: url.pathname + url.search,
       method: request.method,
       headers: ctx.getHeaders(),
-      body: ctx.getBody(),
+      body: typeof body === 'string' ? body : null,
       headersTimeout: timeouts.read,
       bodyTimeout: timeouts.read,
       // undici closes the socket after a DELETE with a body unless told the server expects one

