@@ -72,13 +72,7 @@ const DELETE_KEYS = ['dryRun', 'propagationPolicy'];
 
 /** The options each call takes. Any other key is refused, never ignored (REPL and JS callers). */
 export type Call =
-  | 'connect'
-  | 'process'
-  | 'create'
-  | 'get'
-  | 'delete'
-  | 'get with resources'
-  | 'delete with resources';
+  'connect' | 'process' | 'create' | 'get' | 'delete' | 'get with resources' | 'delete with resources';
 
 export const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
   connect: ['kubeconfig', 'context', 'inCluster', 'verifySsl', 'requestTimeout', 'signal', 'maxSockets'],
