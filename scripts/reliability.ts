@@ -89,9 +89,11 @@ answer that is not a Template, an apply answer without a UID — are covered in
 
 ## Secrets
 
-The whole library suite, the fault matrix and the load suite run again under \`NODE_DEBUG=openshift-templates\`
-with a sentinel bearer token and a sentinel parameter value that becomes Secret data; every error
-is printed with its stack and cause chain. ${sentinels ? `${(sentinels.bytesScanned / 1024).toFixed(0)} KiB of output, ${sentinels.debugLines} debug lines,` : 'The output'} and neither sentinel (raw or base64) appears.
+The whole library suite, the fault matrix and the load suite run again under \`NODE_DEBUG=openshift-templates\`,
+every connection with a sentinel bearer token. In the fault matrix the Template's Secret-bound
+parameter is a sentinel value too, and every error the matrix sees is printed with its stack and
+cause chain; the other suites contribute their debug lines and vitest's output. (The library
+suite's own secrets test prints every error of its scenarios with sentinels of its own.) ${sentinels ? `${(sentinels.bytesScanned / 1024).toFixed(0)} KiB of output, ${sentinels.debugLines} debug lines,` : 'The output'} and neither sentinel (raw or base64) appears.
 
 ## Load and cancellation
 

@@ -1,6 +1,7 @@
-// The whole library suite, the fault matrix and the load suite again, under NODE_DEBUG=openshift-templates, with a
-// sentinel bearer token and a sentinel parameter value that becomes Secret data: neither appears in
-// any error message, stack, cause, debug line or console output.
+// The library suite, the fault matrix and the load suite again, under NODE_DEBUG=openshift-templates,
+// with a sentinel bearer token for every connection. The fault matrix also uses a sentinel value
+// for its Secret-bound parameter and prints every error it sees (stack and causes); the other
+// suites contribute debug lines and vitest's output. Neither sentinel appears anywhere.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
