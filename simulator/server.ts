@@ -112,6 +112,14 @@ function parseRoute(segments: string[]): Route {
   return { info, namespace, name, subresource };
 }
 
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new NotFoundPath();
+  }
+}
+
 function verbFor(method: string, route: Route): string {
   switch (method) {
     case 'GET':
@@ -440,7 +448,8 @@ export class SimulatorServer {
     request: IncomingMessage,
   ): { code: number; body: unknown } {
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    const segments = path.split('/').filter(Boolean);
+    // Path segments arrive percent-encoded (a name may hold "%" or "_"); Go's router decodes them.
+    const segments = path.split('/').filter(Boolean).map(decodeSegment);
     if (method === 'GET') {
       if (path === '/version') return { code: 200, body: versionInfo() };
       if (path === '/api') return { code: 200, body: apiVersions() };

@@ -2,6 +2,7 @@
 // apply with field ownership, JSON merge patch, delete with preconditions (docs/wire-reference.md §3, §4, §6).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { groupVersionOf, type ResourceInfo } from './discovery.ts';
+import { nameErrors } from './names.ts';
 import {
   deleteAt,
   fromFieldsV1,
@@ -193,6 +194,11 @@ export class ObjectStore {
         );
       }
       metadata.name = urlName;
+    }
+    const name = str(metadata.name);
+    if (name !== '') {
+      const errors = nameErrors(info.nameRule, name);
+      if (errors.length > 0) throw invalid({ group: info.group, kind: info.kind }, name, errors);
     }
   }
 

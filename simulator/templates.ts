@@ -140,50 +140,63 @@ function generateValues(parameters: Parameter[]): FieldError[] {
   return errors;
 }
 
-function substitute(values: Map<string, string>, input: string): Json {
+/**
+ * library-go's EvaluateParameterSubstitution: a whole-string `${{NAME}}` is replaced by the value's
+ * text and marked non-string; otherwise every `${NAME}` is replaced (first occurrence of the match
+ * text each time, as Go's strings.Replace(..., 1) does). Unknown names stay literal.
+ */
+function substituteText(values: Map<string, string>, input: string): { text: string; asString: boolean } {
   const whole = NON_STRING_PARAMETER.exec(input);
   if (whole?.[1] !== undefined) {
     const value = values.get(whole[1]);
-    if (value !== undefined) {
-      try {
-        return JSON.parse(value) as Json;
-      } catch {
-        return value;
-      }
-    }
+    if (value !== undefined) return { text: input.replace(whole[0], () => value), asString: false };
   }
   let out = input;
   for (const match of input.matchAll(STRING_PARAMETER)) {
     const value = match[1] === undefined ? undefined : values.get(match[1]);
-    // Upstream replaces the first occurrence of the match text in the partly substituted string.
     if (value !== undefined) out = out.replace(match[0], () => value);
   }
-  return out;
+  return { text: out, asString: true };
+}
+
+/** In object fields only, a non-string substitution is parsed as JSON (and stays a string if it is not). */
+function substituteField(values: Map<string, string>, input: string): Json {
+  const { text, asString } = substituteText(values, input);
+  if (asString) return text;
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return text;
+  }
 }
 
 function substituteDeep(values: Map<string, string>, node: Json): Json {
-  if (typeof node === 'string') return substitute(values, node);
+  if (typeof node === 'string') return substituteField(values, node);
   if (Array.isArray(node)) return node.map((item) => substituteDeep(values, item));
   if (isObject(node)) {
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(node)) {
-      const newKey = substitute(values, key);
-      out[typeof newKey === 'string' ? newKey : key] = substituteDeep(values, child);
+      out[substituteText(values, key).text] = substituteDeep(values, child);
     }
     return out;
   }
   return node;
 }
 
+/** A literal namespace is removed; one that refers to a parameter is kept and substituted. */
 function stripNamespace(object: JsonObject): void {
   const metadata = object.metadata;
   if (!isObject(metadata) || !('namespace' in metadata)) return;
   const namespace = metadata.namespace;
-  if (typeof namespace !== 'string' || !/\$\{([a-zA-Z0-9_]+?)\}/.test(namespace)) metadata.namespace = '';
+  if (typeof namespace === 'string' && /\$\{([a-zA-Z0-9_]+?)\}/.test(namespace)) return;
+  // Unstructured.SetNamespace("") removes the field; a non-string value becomes "".
+  if (typeof namespace === 'string' && namespace !== '') delete metadata.namespace;
+  else metadata.namespace = '';
 }
 
-function addLabels(object: JsonObject, labels: Record<string, string>): void {
-  if (Object.keys(labels).length === 0) return;
+/** Template labels win on a collision; a present but empty `labels` still sets `metadata.labels`. */
+function addLabels(object: JsonObject, labels: Record<string, string> | undefined): void {
+  if (labels === undefined) return;
   const metadata = isObject(object.metadata) ? object.metadata : {};
   object.metadata = metadata;
   const existing = isObject(metadata.labels) ? metadata.labels : {};
@@ -218,15 +231,15 @@ export function processTemplate(body: unknown, namespace: string): JsonObject {
   if (generatorErrors.length > 0) throw invalid(TEMPLATE_GROUP_KIND, name, generatorErrors);
 
   const values = new Map(parameters.map((p) => [p.name ?? '', p.value ?? '']));
-  if (typeof template.message === 'string') template.message = substitute(values, template.message);
+  // The message and the labels are plain strings upstream: `${{NAME}}` is replaced, never parsed.
+  if (typeof template.message === 'string') template.message = substituteText(values, template.message).text;
 
-  const labels: Record<string, string> = {};
+  let labels: Record<string, string> | undefined;
   if (isObject(template.labels)) {
+    labels = {};
     for (const [key, value] of Object.entries(template.labels)) {
-      const newKey = substitute(values, key);
-      const newValue = substitute(values, typeof value === 'string' ? value : JSON.stringify(value));
-      labels[typeof newKey === 'string' ? newKey : key] =
-        typeof newValue === 'string' ? newValue : JSON.stringify(newValue);
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      labels[substituteText(values, key).text] = substituteText(values, text).text;
     }
     template.labels = labels;
   }

@@ -319,3 +319,124 @@ describe('POST, GET and DELETE', () => {
     expect(sim.getObject('v1', 'ConfigMap', 'workers', 'fin')).toBeDefined();
   });
 });
+
+describe('object names, per kind (docs/wire-reference.md §7)', () => {
+  const RB = '/apis/authorization.openshift.io/v1/namespaces/workers/rolebindings';
+  const roleBinding = (name: string): Record<string, unknown> => ({
+    apiVersion: 'authorization.openshift.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name },
+    roleRef: { name: 'edit' },
+    subjects: [{ kind: 'ServiceAccount', name: 'jenkins' }],
+  });
+
+  test('RBAC names are path segments: the jenkins RoleBinding "jenkins_edit" is accepted', async () => {
+    expect((await apply(sim, `${RB}/jenkins_edit`, roleBinding('jenkins_edit'))).status).toBe(201);
+    const rbac = '/apis/rbac.authorization.k8s.io/v1/namespaces/workers/roles/Mixed_Case.role';
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'Mixed_Case.role' },
+    };
+    expect((await apply(sim, rbac, role)).status).toBe(201);
+  });
+
+  test('a path segment may not contain "%"', async () => {
+    const res = await apply(sim, `${RB}/a%25b`, roleBinding('a%b'));
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `RoleBinding.authorization.openshift.io "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain '%'`,
+      reason: 'Invalid',
+      details: {
+        name: 'a%b',
+        group: 'authorization.openshift.io',
+        kind: 'RoleBinding',
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            message: `Invalid value: "a%b": may not contain '%'`,
+            field: 'metadata.name',
+          },
+        ],
+      },
+      code: 422,
+    });
+  });
+
+  test('most kinds are DNS-1123 subdomains, with the apimachinery text', async () => {
+    const res = await apply(sim, `${CM}/Bad_Name`, cm('Bad_Name', {}));
+    expect(res.status).toBe(422);
+    expect(res.json.message).toBe(
+      `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    );
+    const vm = await apply(sim, `${VM}/VM1`, {
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachine',
+      metadata: { name: 'VM1' },
+    });
+    expect(vm.json.message).toMatch(
+      /^VirtualMachine\.kubevirt\.io "VM1" is invalid: metadata\.name: Invalid value: "VM1": a lowercase RFC 1123 subdomain/,
+    );
+  });
+
+  test('Services are DNS-1035 labels: no leading digit, no dot', async () => {
+    const svc = (name: string): Record<string, unknown> => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name },
+    });
+    const res = await apply(sim, '/api/v1/namespaces/workers/services/1web', svc('1web'));
+    expect(res.status).toBe(422);
+    expect(res.json.message).toBe(
+      `Service "1web" is invalid: metadata.name: Invalid value: "1web": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
+    );
+    expect((await apply(sim, '/api/v1/namespaces/workers/services/web', svc('web'))).status).toBe(201);
+  });
+
+  test('ImageStream names follow the repository-name rule', async () => {
+    const is = (name: string): Record<string, unknown> => ({
+      apiVersion: 'image.openshift.io/v1',
+      kind: 'ImageStream',
+      metadata: { name },
+    });
+    const res = await apply(
+      sim,
+      '/apis/image.openshift.io/v1/namespaces/workers/imagestreams/a--b',
+      is('a--b'),
+    );
+    expect(res.json.message).toBe(
+      'ImageStream.image.openshift.io "a--b" is invalid: metadata.name: Invalid value: "a--b": must match "[a-z0-9]+(?:[._-][a-z0-9]+)*"',
+    );
+    expect(
+      (await apply(sim, '/apis/image.openshift.io/v1/namespaces/workers/imagestreams/a.b_c', is('a.b_c')))
+        .status,
+    ).toBe(201);
+  });
+});
+
+describe('DELETE answers per kind (docs/wire-reference.md §4)', () => {
+  test.each([
+    ['/api/v1/namespaces/workers/persistentvolumeclaims', 'v1', 'PersistentVolumeClaim', 'object'],
+    ['/api/v1/namespaces/workers/serviceaccounts', 'v1', 'ServiceAccount', 'object'],
+    ['/api/v1/namespaces/workers/services', 'v1', 'Service', 'object'],
+    ['/apis/apps/v1/namespaces/workers/statefulsets', 'apps/v1', 'StatefulSet', 'status'],
+    ['/apis/route.openshift.io/v1/namespaces/workers/routes', 'route.openshift.io/v1', 'Route', 'status'],
+    [
+      '/apis/cdi.kubevirt.io/v1beta1/namespaces/workers/datavolumes',
+      'cdi.kubevirt.io/v1beta1',
+      'DataVolume',
+      'status',
+    ],
+  ])('%s answers the %s', async (path, apiVersion, kind, shape) => {
+    const name = `del-${kind.toLowerCase()}`;
+    expect((await apply(sim, `${path}/${name}`, { apiVersion, kind, metadata: { name } })).status).toBe(201);
+    const res = await call(sim, 'DELETE', `${path}/${name}`);
+    expect(res.status).toBe(200);
+    if (shape === 'object') expect(res.json).toMatchObject({ kind, metadata: { name } });
+    else expect(res.json).toMatchObject({ kind: 'Status', status: 'Success', details: { name } });
+  });
+});

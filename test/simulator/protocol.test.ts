@@ -1,5 +1,5 @@
 // The simulator's TLS, authentication, authorization and discovery, against the shapes in
-// shared/reference/docs/wire-reference.md §2 and §5.
+// docs/wire-reference.md §2 and §5.
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call } from './client.ts';
@@ -145,10 +145,22 @@ describe('discovery', () => {
     }[];
     expect(groups.map((g) => g.name)).toEqual([
       'apps',
+      'autoscaling',
+      'batch',
+      'networking.k8s.io',
+      'policy',
       'rbac.authorization.k8s.io',
       'apiextensions.k8s.io',
+      'apps.openshift.io',
+      'authorization.openshift.io',
+      'build.openshift.io',
+      'image.openshift.io',
+      'route.openshift.io',
       'template.openshift.io',
+      'cdi.kubevirt.io',
+      'instancetype.kubevirt.io',
       'kubevirt.io',
+      'monitoring.coreos.com',
     ]);
     expect(groups[0]).toEqual({
       name: 'apps',
@@ -163,13 +175,26 @@ describe('discovery', () => {
     const resources = list.resources as { name: string }[];
     expect(resources.map((r) => r.name)).toEqual([
       'configmaps',
+      'endpoints',
+      'events',
+      'limitranges',
       'namespaces',
+      'namespaces/status',
+      'nodes',
+      'persistentvolumeclaims',
+      'persistentvolumeclaims/status',
+      'persistentvolumes',
       'pods',
       'pods/status',
+      'podtemplates',
+      'replicationcontrollers',
+      'resourcequotas',
       'secrets',
       'serviceaccounts',
       'services',
+      'services/status',
     ]);
+    expect(resources.find((r) => r.name === 'endpoints')).toMatchObject({ singularName: 'endpoints' });
     expect(resources.find((r) => r.name === 'pods/status')).toEqual({
       name: 'pods/status',
       singularName: '',
@@ -259,6 +284,15 @@ describe('discovery', () => {
           shortNames: ['vmi', 'vmis'],
           categories: ['all'],
         },
+        {
+          name: 'virtualmachineinstancemigrations',
+          singularName: 'virtualmachineinstancemigration',
+          namespaced: true,
+          kind: 'VirtualMachineInstanceMigration',
+          verbs,
+          shortNames: ['vmim', 'vmims'],
+          categories: ['all'],
+        },
       ],
     });
   });
@@ -271,9 +305,18 @@ describe('discovery', () => {
       ]);
     expect(await names('/apis/apps/v1')).toContainEqual(['deployments', true]);
     expect(await names('/apis/rbac.authorization.k8s.io/v1')).toEqual([
+      ['clusterrolebindings', false],
       ['clusterroles', false],
+      ['rolebindings', true],
       ['roles', true],
     ]);
+    expect(await names('/apis/route.openshift.io/v1')).toEqual([
+      ['routes', true],
+      ['routes/status', true],
+    ]);
+    expect(await names('/apis/cdi.kubevirt.io/v1beta1')).toContainEqual(['datavolumes', true]);
+    expect(await names('/apis/networking.k8s.io/v1')).toContainEqual(['ingresses', true]);
+    expect(await names('/apis/networking.k8s.io/v1')).toContainEqual(['networkpolicies', true]);
     expect(await names('/apis/apiextensions.k8s.io/v1')).toContainEqual(['customresourcedefinitions', false]);
   });
 

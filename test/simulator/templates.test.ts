@@ -115,8 +115,45 @@ describe('substitution', () => {
       ),
     });
     const [a, b] = res.json.objects as { metadata: Record<string, unknown> }[];
-    expect(a?.metadata).toEqual({ name: 'a', namespace: '', labels: { app: 'template', keep: 'yes' } });
+    // library-go stripNamespace: Unstructured.SetNamespace("") removes the field entirely.
+    expect(a?.metadata).toEqual({ name: 'a', labels: { app: 'template', keep: 'yes' } });
     expect(b?.metadata).toEqual({ name: 'b', namespace: 'elsewhere', labels: { app: 'template' } });
+  });
+
+  test('an empty but present labels map still sets metadata.labels; no labels field sets nothing', async () => {
+    // library-go addObjectLabels returns early only for a nil map; an empty map sets labels {}.
+    const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } };
+    const empty = await call(sim, 'POST', PROCESS, { body: template([], [object], { labels: {} }) });
+    expect((empty.json.objects as { metadata: unknown }[])[0]?.metadata).toEqual({ name: 'a', labels: {} });
+    const none = await call(sim, 'POST', PROCESS, { body: template([], [object]) });
+    expect((none.json.objects as { metadata: unknown }[])[0]?.metadata).toEqual({ name: 'a' });
+  });
+
+  test('${{NAME}} is parsed as JSON in object fields only, never in labels or the message', async () => {
+    // library-go Process: the message and ObjectLabels take EvaluateParameterSubstitution's string
+    // as it is; only visitObjectStrings (object fields) unmarshals a non-string substitution.
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template(
+        [
+          { name: 'N', value: '3' },
+          { name: 'Q', value: '"quoted"' },
+        ],
+        [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'a' },
+            spec: { n: '${{N}}', q: '${{Q}}' },
+          },
+        ],
+        { labels: { count: '${{N}}', quoted: '${{Q}}' }, message: '${{N}}' },
+      ),
+    });
+    expect(res.json.message).toBe('3');
+    expect(res.json.labels).toEqual({ count: '3', quoted: '"quoted"' });
+    const [object] = res.json.objects as { metadata: { labels: unknown }; spec: unknown }[];
+    expect(object?.metadata.labels).toEqual({ count: '3', quoted: '"quoted"' });
+    expect(object?.spec).toEqual({ n: 3, q: 'quoted' });
   });
 
   test('a value beats a generator; generated values are returned in parameters', async () => {
