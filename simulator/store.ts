@@ -431,8 +431,18 @@ export class ObjectStore {
       }
       return updated;
     }
-    if (!options.dryRun) this.#objects.delete(key);
+    if (!options.dryRun) {
+      this.#objects.delete(key);
+      // The namespace controller empties a deleted namespace; here that happens at once.
+      if (info.group === '' && info.name === 'namespaces') this.#dropNamespaceContents(name);
+    }
     return info.deleteReturnsObject ? structuredClone(live) : successStatus(info, name, uid);
+  }
+
+  #dropNamespaceContents(namespace: string): void {
+    for (const key of [...this.#objects.keys()]) {
+      if (key.split('/')[2] === namespace) this.#objects.delete(key);
+    }
   }
 
   /** Control API: stores an object as if created by `manager`, for seeding. */

@@ -12,6 +12,7 @@ import {
   deleteAll,
   type DeleteFlags,
   readAll,
+  renderForDelete,
   renderTemplate,
   resolveReferences,
   resolveTargets,
@@ -99,7 +100,12 @@ async function onTemplateTargets<O extends TemplateOptions, T>(
   if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
   return withConnection(operation, options, async (connection) => {
     const step = stepFor(operation, connection, options);
-    const rendered = await renderTemplate(step, templateName, parameters, options);
+    const rendered =
+      operation === 'delete'
+        ? await renderForDelete(step, templateName, parameters, options)
+        : await renderTemplate(step, templateName, parameters, options);
+    // A delete into a namespace that no longer exists: none of its objects exist either.
+    if (rendered === undefined) return act(step, [], options);
     step.redact = rendered.redact;
     return act(step, await resolveTargets(step, rendered.objects, options.namespace), options);
   });

@@ -1,4 +1,5 @@
 // The steps the five operations are made of: render a Template, resolve targets, apply, read, delete.
+import { debuglog } from 'node:util';
 import type { ClusterConnection, Timeouts } from './connection.ts';
 import { resourceForKind, toTimeouts } from './connection.ts';
 import {
@@ -24,6 +25,7 @@ import {
 } from './validate.ts';
 
 const TEMPLATE_API = '/apis/template.openshift.io/v1';
+const debug = debuglog('openshift-templates');
 
 /** What every step of one operation shares. */
 export interface Step {
@@ -118,6 +120,49 @@ export async function renderTemplate(
     throw new RequestError('Process', target, 'the response is not a processed Template with objects');
   const objects = result.objects as KubernetesObject[];
   return { objects, redact: makeRedactor([...secretParameters, ...secretValues(objects)]) };
+}
+
+/**
+ * Rendering for a template-mode delete. A target namespace that no longer exists holds none of
+ * the objects, so there is nothing to delete (undefined). A Template that no longer exists cannot
+ * be replayed: the error says so, since a scheduler would otherwise retry it forever.
+ */
+export async function renderForDelete(
+  step: Step,
+  templateName: string,
+  parameters: TemplateParameters | undefined,
+  options: TemplateOptions,
+): Promise<Rendered | undefined> {
+  try {
+    return await renderTemplate(step, templateName, parameters, options);
+  } catch (error) {
+    if (!(error instanceof RequestError) || error.code !== 404) throw error;
+    const details = error.status?.details;
+    if (error.step === 'Process' && details?.kind === 'namespaces' && details.name === options.namespace) {
+      debug(
+        'namespace "%s" does not exist: every object of Template "%s" is already absent',
+        options.namespace,
+        templateName,
+      );
+      return undefined;
+    }
+    if (error.step === 'Get') {
+      const detail = error.message.slice(`${error.step} ${error.target}: `.length);
+      throw new RequestError(
+        'Get',
+        error.target,
+        `${detail}; delete replays the Template to name its objects, so it needs that Template (the ` +
+          'revision that created them) back; or delete from saved references',
+        {
+          code: 404,
+          ...(error.reason ? { reason: error.reason } : {}),
+          ...(error.status ? { status: error.status } : {}),
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
 }
 
 /** Discovery for every group-version the objects use (once per connection), then all checks. */

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { type Harness, harness, instance, rejection, settles, WORKER } from '../helpers.ts';
+import { call } from '../simulator/client.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -117,4 +118,36 @@ test('get reads live objects in order, status included, in both modes', async ()
   expect(missing.message).toBe(
     'Get ConfigMap "replay-1-config" in namespace "workers": 404 NotFound: configmaps "replay-1-config" not found',
   );
+});
+
+test('template-mode delete into a namespace that no longer exists: every object is already absent', async () => {
+  await using api = await h.connect();
+  await ocp.create(
+    'worker-template',
+    { VM_NAME: 'gone-1' },
+    { namespace: 'other', templateNamespace: 'infra', api },
+  );
+  const removed = await call(h.sim, 'DELETE', '/api/v1/namespaces/other');
+  expect(removed.status).toBe(200);
+  h.sim.clearLog();
+  const deleted = await ocp.delete(
+    'worker-template',
+    { VM_NAME: 'gone-1' },
+    { namespace: 'other', templateNamespace: 'infra', api },
+  );
+  expect(deleted).toEqual([]);
+  // The processing answered 404 for the namespace; no DELETE was sent.
+  expect(h.sim.log.map((e) => `${e.method} ${e.status}`)).toEqual(['GET 200', 'POST 404']);
+});
+
+test('template-mode delete without the Template says that replay needs it', async () => {
+  const error = instance(
+    await rejection(ocp.delete('retired-template', { VM_NAME: 'x' }, WORKER)),
+    ocp.RequestError,
+  );
+  expect(error.code).toBe(404);
+  expect(error.message).toBe(
+    'Get Template "retired-template" in namespace "infra": 404 NotFound: templates.template.openshift.io "retired-template" not found; delete replays the Template to name its objects, so it needs that Template (the revision that created them) back; or delete from saved references',
+  );
+  expect(error.cause).toBeInstanceOf(ocp.RequestError);
 });
