@@ -53,7 +53,11 @@ test.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
   async (signal) => {
     const kubeconfig = join(dir, `kubeconfig-${signal}.json`);
     const npm = spawn('npm', ['run', 'simulator', '--', '--kubeconfig-out', kubeconfig], { stdio: 'ignore' });
-    const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    const exited = new Promise<void>((resolve) => {
+      npm.once('exit', () => {
+        resolve();
+      });
+    });
     expect(await until(() => Promise.resolve(existsSync(kubeconfig)), 30_000)).toBe(true);
     const config = JSON.parse(await readFile(kubeconfig, 'utf8')) as {
       clusters: { cluster: { server: string } }[];

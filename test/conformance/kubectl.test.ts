@@ -75,6 +75,57 @@ spec:
 `;
 
 describe('kubectl v1.34', () => {
+  test('api-resources lists the OpenShift 4.x and Virtualization surface with names, short names and scope', async () => {
+    const listed = await kube('api-resources', '--no-headers', '-o', 'wide');
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/));
+    // NAME [SHORTNAMES] APIVERSION NAMESPACED KIND VERBS [CATEGORIES]
+    const find = (name: string, apiVersion: string): string[] | undefined =>
+      rows.find((r) => r[0] === name && r.includes(apiVersion));
+    for (const [name, apiVersion, namespaced, kind] of [
+      ['configmaps', 'v1', 'true', 'ConfigMap'],
+      ['persistentvolumeclaims', 'v1', 'true', 'PersistentVolumeClaim'],
+      ['namespaces', 'v1', 'false', 'Namespace'],
+      ['statefulsets', 'apps/v1', 'true', 'StatefulSet'],
+      ['jobs', 'batch/v1', 'true', 'Job'],
+      ['cronjobs', 'batch/v1', 'true', 'CronJob'],
+      ['horizontalpodautoscalers', 'autoscaling/v2', 'true', 'HorizontalPodAutoscaler'],
+      ['ingresses', 'networking.k8s.io/v1', 'true', 'Ingress'],
+      ['networkpolicies', 'networking.k8s.io/v1', 'true', 'NetworkPolicy'],
+      ['poddisruptionbudgets', 'policy/v1', 'true', 'PodDisruptionBudget'],
+      ['rolebindings', 'rbac.authorization.k8s.io/v1', 'true', 'RoleBinding'],
+      ['routes', 'route.openshift.io/v1', 'true', 'Route'],
+      ['imagestreams', 'image.openshift.io/v1', 'true', 'ImageStream'],
+      ['buildconfigs', 'build.openshift.io/v1', 'true', 'BuildConfig'],
+      ['deploymentconfigs', 'apps.openshift.io/v1', 'true', 'DeploymentConfig'],
+      ['rolebindings', 'authorization.openshift.io/v1', 'true', 'RoleBinding'],
+      ['templates', 'template.openshift.io/v1', 'true', 'Template'],
+      ['virtualmachines', 'kubevirt.io/v1', 'true', 'VirtualMachine'],
+      ['datavolumes', 'cdi.kubevirt.io/v1beta1', 'true', 'DataVolume'],
+      [
+        'virtualmachineclusterinstancetypes',
+        'instancetype.kubevirt.io/v1beta1',
+        'false',
+        'VirtualMachineClusterInstancetype',
+      ],
+      ['virtualmachinepreferences', 'instancetype.kubevirt.io/v1beta1', 'true', 'VirtualMachinePreference'],
+      ['servicemonitors', 'monitoring.coreos.com/v1', 'true', 'ServiceMonitor'],
+    ] as const) {
+      const row = find(name, apiVersion);
+      expect(row, `${name} in ${apiVersion}`).toBeDefined();
+      const at = row?.indexOf(apiVersion) ?? -1;
+      expect(row?.slice(at + 1, at + 3)).toEqual([namespaced, kind]);
+    }
+    expect(find('virtualmachines', 'kubevirt.io/v1')?.[1]).toBe('vm,vms');
+    expect(find('deploymentconfigs', 'apps.openshift.io/v1')?.[1]).toBe('dc');
+    // Subresources and create-only resources are not listed as resources of their own.
+    expect(rows.some((r) => r[0]?.includes('/'))).toBe(false);
+  });
+
   test('apply --server-side creates all three objects as kubectl asked', async () => {
     await writeFile(join(dir, 'objects.yaml'), MANIFEST);
     const applied = await kube('apply', '--server-side', '-f', join(dir, 'objects.yaml'));

@@ -1,0 +1,89 @@
+// `npm run check-templates`: a user's own Template files, checked on the embedded simulator.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+
+const run = promisify(execFile);
+let dir: string;
+
+const YAML_TEMPLATE = `apiVersion: template.openshift.io/v1
+kind: Template
+metadata:
+  name: yaml-worker
+parameters:
+  - name: NAME
+    generate: expression
+    from: 'w-[a-z0-9]{6}'
+  - name: OWNER
+    required: true
+objects:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: \${NAME}
+    data:
+      owner: \${OWNER}
+  - apiVersion: rbac.authorization.k8s.io/v1
+    kind: RoleBinding
+    metadata:
+      name: \${NAME}_edit
+    roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edit }
+`;
+
+const JSON_TEMPLATE = {
+  apiVersion: 'template.openshift.io/v1',
+  kind: 'Template',
+  metadata: { name: 'json-random' },
+  objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'random-' } }],
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ots-check-'));
+  await writeFile(join(dir, 'worker.yaml'), YAML_TEMPLATE);
+  await writeFile(join(dir, 'random.json'), JSON.stringify(JSON_TEMPLATE));
+  await writeFile(
+    join(dir, 'expect.json'),
+    JSON.stringify({ 'json-random': { result: 'refused', message: 'uses metadata.generateName' } }),
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function check(...args: string[]): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await run(process.execPath, ['scripts/check-templates.ts', ...args]);
+    return { code: 0, stdout };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '' };
+  }
+}
+
+test('YAML and JSON files: generated values filled, a refusal reported with its exact error', async () => {
+  const { code, stdout } = await check(dir, '--param', 'OWNER=ops');
+  expect(code).toBe(1);
+  expect(stdout).toContain('Template yaml-worker (worker.yaml)');
+  expect(stdout).toContain('  kinds    ConfigMap, RoleBinding');
+  expect(stdout).toContain('  result   ok: process, create, get, delete by replay');
+  expect(stdout).toContain('  note     NAME generated → test value');
+  expect(stdout).toContain('  result   refused at create');
+  expect(stdout).toContain('uses metadata.generateName, which cannot be replayed');
+  expect(stdout).toContain('| json-random | 1 | refused | expected ok, got refused |');
+  expect(stdout).toContain('1 as expected, 1 unexpected');
+});
+
+test('--expect turns a documented refusal into an expected result', async () => {
+  const { code, stdout } = await check(dir, '--param', 'OWNER=ops', '--expect', join(dir, 'expect.json'));
+  expect(stdout).toContain('2 as expected, 0 unexpected');
+  expect(code).toBe(0);
+});
+
+test('a required parameter without a value is reported, not guessed', async () => {
+  const { code, stdout } = await check(join(dir, 'worker.yaml'));
+  expect(code).toBe(1);
+  expect(stdout).toContain('parameter OWNER is required and must be specified');
+});
