@@ -98,7 +98,7 @@ suite's own secrets test prints every error of its scenarios with sentinels of i
 ## Load and cancellation
 
 - 50 operations in flight at once on one Connection (create, get and delete of 50 workers):
-  ${load ? `${load.requests} requests over ${load.connections} TCP connections and ${load.handshakes} TLS handshakes (the pool allows 8)` : 'not measured'};
+  ${load ? `${load.requests} requests over ${load.connections} TCP connections and ${load.handshakes} TLS handshakes (the pool was set to 6 with \`maxSockets\`)` : 'not measured'};
   every result matched its own inputs; discovery of kubevirt.io/v1 was fetched once.
 - 1,000 create/delete cycles on one connection: ${cycles ? `${cycles.connections} TCP connection, ${cycles.handshakes} TLS handshake; heap after each 100 cycles (MiB, after a full GC): ${cycles.heapMiB.join(', ')}; open sockets: ${cycles.sockets.join(', ')}` : 'not measured'}.
 - An \`AbortSignal\` fired during the 1st, 2nd or 3rd apply yields an \`OperationError\` listing exactly

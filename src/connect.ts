@@ -4,12 +4,14 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
+  abortedBeforeSending,
   ClusterConnection,
+  DEFAULT_MAX_SOCKETS,
   DEFAULT_TIMEOUT,
   loadClientNode,
-  parseDiscovery,
   toTimeouts,
 } from './connection.ts';
+import { parseDiscovery } from './discovery.ts';
 import { makeRedactor, type Redactor, RequestError, ValidationError } from './errors.ts';
 import type { ConnectOptions } from './types.ts';
 import { checkConnectOptions } from './validate.ts';
@@ -126,6 +128,9 @@ function secretsOf(kc: KubeConfig): string[] {
 export async function openConnection(options: ConnectOptions = {}): Promise<ClusterConnection> {
   const issues = checkConnectOptions(options);
   if (issues.length > 0) throw new ValidationError('connect', issues);
+  const signal = options.signal;
+  const target = options.kubeconfig ? `kubeconfig "${options.kubeconfig}"` : 'the default kubeconfig';
+  if (signal?.aborted) throw abortedBeforeSending('Connect', target, signal);
   const { k8s, Agent } = await loadClientNode();
   const kc = loadKubeConfig(k8s, options);
   if (options.verifySsl === false) withoutTlsVerification(kc);
@@ -137,7 +142,8 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
     throw loadError('the TLS settings of the current context', error, makeRedactor(secretsOf(kc)));
   }
   if (options.verifySsl === false && tls) tls.rejectUnauthorized = false;
-  const connection = new ClusterConnection(kc, k8s, Agent, tls, timeouts, secretsOf(kc));
+  const settings = { timeouts, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS };
+  const connection = new ClusterConnection(kc, k8s, Agent, tls, settings, secretsOf(kc));
   try {
     // One cheap, authenticated request proves TLS and credentials, and core discovery is cached.
     const { body } = await connection.request({
@@ -145,8 +151,9 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
       path: '/api/v1',
       step: 'Connect',
       target: connection.server,
+      signal,
     });
-    connection.rememberDiscovery('v1', parseDiscovery(body));
+    connection.discovery.remember('v1', parseDiscovery(body));
   } catch (error) {
     await connection.close();
     throw error;

@@ -1,8 +1,9 @@
-// One Connection: the kubeconfig, one keep-alive pool with real connect/read timeouts, the single
-// request function every call goes through, and the per-connection discovery cache.
-import { setImmediate as nextTurn } from 'node:timers/promises';
+// One Connection: the kubeconfig, one bounded keep-alive pool with real connect/read timeouts, the
+// single request function every call goes through (429 retries included), and discovery.
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { debuglog } from 'node:util';
 import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
 import { makeRedactor, type Redactor, redactStatus, RequestError, ValidationError } from './errors.ts';
 import type { Connection, RequestTimeout } from './types.ts';
 import { isRecord } from './validate.ts';
@@ -11,8 +12,8 @@ const debug = debuglog('openshift-templates');
 
 export const DEFAULT_TIMEOUT = { connect: 10_000, read: 60_000 } as const;
 const USER_AGENT = 'openshift-template-client';
-/** Sockets per Connection: sequential work uses one; concurrent operations share a few. */
-const MAX_SOCKETS = 8;
+/** Sockets per Connection unless connect() says otherwise: sequential work uses one. */
+export const DEFAULT_MAX_SOCKETS = 32;
 
 type ClientNode = typeof import('@kubernetes/client-node');
 type AgentClass = typeof import('undici').Agent;
@@ -79,18 +80,6 @@ export interface ApiRequest {
 export interface ApiResponse {
   code: number;
   body: unknown;
-}
-
-/** A discovered resource: the plural name for URLs and whether it lives in a namespace. */
-export interface ResourceInfo {
-  name: string;
-  namespaced: boolean;
-  kind: string;
-}
-
-interface DiscoveredResource extends ResourceInfo {
-  singularName?: string;
-  verbs?: string[];
 }
 
 function errorChain(error: unknown): unknown[] {
@@ -179,6 +168,19 @@ function transportError(
   );
 }
 
+/** The operation's own connect + read deadline ended the request (see `#signalFor`). */
+function deadlineError(error: unknown, request: ApiRequest, timeouts: Timeouts): RequestError {
+  const limit = timeouts.connect + timeouts.read;
+  const mutates = request.method !== 'GET' && request.step !== 'Process';
+  return new RequestError(
+    request.step,
+    request.target,
+    `timed out after ${limit} ms (this operation's requestTimeout, connect + read)` +
+      (mutates ? '; the mutation may or may not have been applied' : ''),
+    { cause: error, kind: 'timeout' },
+  );
+}
+
 /** The signal had fired before anything was sent: nothing reached the server. */
 export function abortedBeforeSending(step: string, target: string, signal: AbortSignal): RequestError {
   const kind = signalKind(signal);
@@ -220,17 +222,35 @@ function statusError(request: ApiRequest, code: number, body: unknown, hint?: st
   return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { code });
 }
 
+/** What one attempt at a request got back. */
+interface Answer {
+  code: number;
+  text: string;
+  retryAfter: string | undefined;
+}
+
+/** 429 with Retry-After is retried: the server did nothing. At most this often and this long. */
+const RETRY_ON_429 = { attempts: 5, totalMs: 30_000 } as const;
+
+/** Seconds or an HTTP date, as Retry-After allows; undefined when absent or unreadable. */
+function retryDelay(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
 /** The single request function's home: every call to the API server goes through `request()`. */
 export class ClusterConnection implements Connection {
   readonly server: string;
   readonly timeouts: Timeouts;
+  readonly discovery: DiscoveryCache;
   readonly #kc: KubeConfig;
   readonly #k8s: ClientNode;
-  readonly #Agent: AgentClass;
-  readonly #tls: Record<string, unknown> | undefined;
+  /** One pool for the Connection's life, whatever the operations' options; absent through a proxy. */
+  readonly #agent: Dispatcher | undefined;
   readonly #http: InstanceType<ClientNode['IsomorphicFetchHttpLibrary']>;
-  readonly #agents = new Map<number, Dispatcher>();
-  readonly #discovery = new Map<string, Promise<DiscoveredResource[] | undefined>>();
   readonly #redactToken: Redactor;
   /** What a 401 means for this kubeconfig, in words a user can act on. */
   readonly #credentialsHint: string;
@@ -241,17 +261,32 @@ export class ClusterConnection implements Connection {
     k8s: ClientNode,
     Agent: AgentClass,
     tls: Record<string, unknown> | undefined,
-    timeouts: Timeouts,
+    settings: { timeouts: Timeouts; maxSockets: number },
     secrets: string[],
   ) {
     this.#kc = kc;
     this.#k8s = k8s;
-    this.#Agent = Agent;
-    this.#tls = tls;
-    this.timeouts = timeouts;
+    this.timeouts = settings.timeouts;
     this.server = kc.getCurrentCluster()?.server ?? '';
     this.#http = new k8s.IsomorphicFetchHttpLibrary();
     this.#redactToken = makeRedactor(secrets);
+    // HTTP/1.1 on purpose (allowH2: false): undici's HTTP/2 can wedge the process when a stream is
+    // aborted right after it starts, and fails the first request after a silent disconnect;
+    // docs/api-notes.md has the measurements. A bounded pool keeps concurrent jobs in check.
+    this.#agent =
+      tls === undefined
+        ? undefined
+        : new Agent({
+            connect: {
+              ...tls,
+              timeout: settings.timeouts.connect,
+              keepAlive: true,
+              keepAliveInitialDelay: 30_000,
+            },
+            connections: settings.maxSockets,
+            allowH2: false,
+          });
+    this.discovery = new DiscoveryCache((apiVersion) => this.#fetchDiscovery(apiVersion));
     const user = kc.getCurrentUser()?.name ?? '(none)';
     this.#credentialsHint =
       `the server refused the credentials of user "${user}" (context "${kc.getCurrentContext()}"): ` +
@@ -260,20 +295,6 @@ export class ClusterConnection implements Connection {
 
   get closed(): boolean {
     return this.#closed;
-  }
-
-  /** The shared pool for this connect limit; undefined through a proxy (client-node's own then). */
-  #agent(timeouts: Timeouts): Dispatcher | undefined {
-    if (this.#tls === undefined) return undefined;
-    let agent = this.#agents.get(timeouts.connect);
-    if (!agent) {
-      agent = new this.#Agent({
-        connect: { ...this.#tls, timeout: timeouts.connect, keepAlive: true, keepAliveInitialDelay: 30_000 },
-        connections: MAX_SOCKETS,
-      });
-      this.#agents.set(timeouts.connect, agent);
-    }
-    return agent;
   }
 
   /** The request as client-node builds it: URL, headers, body, then its authentication headers. */
@@ -302,7 +323,8 @@ export class ClusterConnection implements Connection {
     agent: Dispatcher,
     request: ApiRequest,
     timeouts: Timeouts,
-  ): Promise<{ code: number; text: string }> {
+    signal: AbortSignal | undefined,
+  ): Promise<Answer> {
     const url = new URL(ctx.getUrl());
     const body = ctx.getBody();
     const response = await agent.request({
@@ -316,21 +338,51 @@ export class ClusterConnection implements Connection {
       // undici closes the socket after a DELETE with a body unless told the server expects one
       // (undici lib/dispatcher/client-h1.js, writeBuffer); the API server reads DeleteOptions there.
       ...(request.method === 'DELETE' ? { reset: false } : {}),
-      ...(request.signal ? { signal: request.signal } : {}),
+      ...(signal ? { signal } : {}),
     });
-    return { code: response.statusCode, text: await response.body.text() };
+    const retryAfter = response.headers['retry-after'];
+    return {
+      code: response.statusCode,
+      text: await response.body.text(),
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    };
   }
 
   /** Through a proxy: client-node's own fetch and dispatcher, bounded by a deadline signal. */
   async #sendThroughClientNode(
     ctx: RequestContext,
-    request: ApiRequest,
     timeouts: Timeouts,
-  ): Promise<{ code: number; text: string }> {
+    signal: AbortSignal | undefined,
+  ): Promise<Answer> {
     const deadline = AbortSignal.timeout(timeouts.connect + timeouts.read);
-    ctx.setSignal(request.signal ? AbortSignal.any([request.signal, deadline]) : deadline);
+    ctx.setSignal(signal ? AbortSignal.any([signal, deadline]) : deadline);
     const response = await this.#http.send(ctx).toPromise();
-    return { code: response.httpStatusCode, text: await response.body.text() };
+    return {
+      code: response.httpStatusCode,
+      text: await response.body.text(),
+      retryAfter: response.headers['retry-after'],
+    };
+  }
+
+  /**
+   * New sockets are opened with the Connection's connect limit; an operation that asks for a
+   * shorter one gets a deadline of connect + read on each request instead of a pool of its own.
+   */
+  #signalFor(request: ApiRequest, timeouts: Timeouts): AbortSignal | undefined {
+    if (timeouts.connect >= this.timeouts.connect) return request.signal;
+    const deadline = AbortSignal.timeout(timeouts.connect + timeouts.read);
+    return request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+  }
+
+  async #attempt(request: ApiRequest, timeouts: Timeouts, signal: AbortSignal | undefined): Promise<Answer> {
+    const ctx = await this.#context(request);
+    const answer = this.#agent
+      ? await this.#send(ctx, this.#agent, request, timeouts, signal)
+      : await this.#sendThroughClientNode(ctx, timeouts, signal);
+    // undici frees the socket for the pool a turn after the body ends; without this wait the
+    // next sequential request finds it busy and opens a second connection (one more handshake).
+    await nextTurn();
+    return answer;
   }
 
   /** Sends one request; answers 2xx with the parsed body, throws RequestError for everything else. */
@@ -340,35 +392,97 @@ export class ClusterConnection implements Connection {
     if (request.signal?.aborted) throw abortedBeforeSending(request.step, request.target, request.signal);
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
-    let code: number;
-    let text: string;
-    try {
-      const ctx = await this.#context(request);
-      const agent = this.#agent(timeouts);
-      ({ code, text } = agent
-        ? await this.#send(ctx, agent, request, timeouts)
-        : await this.#sendThroughClientNode(ctx, request, timeouts));
-      // undici frees the socket for the pool a turn after the body ends; without this wait the
-      // next sequential request finds it busy and opens a second connection (one more handshake).
-      await nextTurn();
-    } catch (error) {
-      const failure = transportError(this.#scrub(error), request, timeouts, request.signal);
-      debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
+    let answer: Answer;
+    let retries = 0;
+    let waited = 0;
+    for (;;) {
+      const signal = this.#signalFor(request, timeouts);
+      try {
+        answer = await this.#attempt(request, timeouts, signal);
+      } catch (error) {
+        const failure =
+          signal?.aborted && !request.signal?.aborted
+            ? deadlineError(error, request, timeouts)
+            : transportError(this.#scrub(error), request, timeouts, request.signal);
+        debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
+        throw failure;
+      }
+      const delay = answer.code === 429 ? retryDelay(answer.retryAfter) : undefined;
+      if (delay === undefined || retries >= RETRY_ON_429.attempts || waited + delay > RETRY_ON_429.totalMs)
+        break;
+      retries += 1;
+      waited += delay;
+      debug(
+        '%s %s 429 %dms %s %s: the server asked to retry after %dms (retry %d)',
+        request.method,
+        request.path,
+        elapsed(),
+        request.step,
+        request.target,
+        delay,
+        retries,
+      );
+      await this.#pause(delay, request);
+    }
+    const body = parseBody(answer.text);
+    if (answer.code < 200 || answer.code >= 300) {
+      const hints = [
+        ...(answer.code === 401 ? [this.#credentialsHint] : []),
+        ...(retries > 0 || answer.code === 429
+          ? [
+              `retried ${retries} time${retries === 1 ? '' : 's'} over ${Math.round(waited)} ms as the server's Retry-After asked; the server is still overloaded`,
+            ]
+          : []),
+      ];
+      const failure = statusError(
+        request,
+        answer.code,
+        body,
+        hints.length > 0 ? hints.join('; ') : undefined,
+      );
+      debug('%s %s %d %dms %s', request.method, request.path, answer.code, elapsed(), failure.message);
       throw failure;
     }
-    const body = parseBody(text);
-    if (code < 200 || code >= 300) {
-      const failure = statusError(request, code, body, code === 401 ? this.#credentialsHint : undefined);
-      debug('%s %s %d %dms %s', request.method, request.path, code, elapsed(), failure.message);
-      throw failure;
-    }
-    debug('%s %s %d %dms %s %s', request.method, request.path, code, elapsed(), request.step, request.target);
+    debug(
+      '%s %s %d %dms %s %s',
+      request.method,
+      request.path,
+      answer.code,
+      elapsed(),
+      request.step,
+      request.target,
+    );
     if (!isRecord(body)) {
-      throw new RequestError(request.step, request.target, `${code}: the response is not a JSON object`, {
-        code,
-      });
+      throw new RequestError(
+        request.step,
+        request.target,
+        `${answer.code}: the response is not a JSON object`,
+        {
+          code: answer.code,
+        },
+      );
     }
-    return { code, body };
+    return { code: answer.code, body };
+  }
+
+  /** Waits before a retry; the caller's signal ends the wait (and the request) at once. */
+  async #pause(ms: number, request: ApiRequest): Promise<void> {
+    try {
+      await sleep(ms, undefined, request.signal ? { signal: request.signal } : {});
+    } catch (error) {
+      const signal = request.signal;
+      if (!signal?.aborted) throw error;
+      const kind = signalKind(signal);
+      throw new RequestError(
+        request.step,
+        request.target,
+        `${SIGNAL_TEXT[kind]} while waiting to retry after 429 TooManyRequests`,
+        {
+          cause: error,
+          kind,
+        },
+      );
+    }
   }
 
   /** Errors from the auth layer can quote kubeconfig values; keep the token out of them. */
@@ -379,40 +493,11 @@ export class ClusterConnection implements Connection {
     return error;
   }
 
-  /**
-   * The resources of one group-version, fetched once per connection; concurrent first lookups
-   * share the request. `undefined` when the server does not serve the group-version (404).
-   */
-  discover(
-    apiVersion: string,
-    signal: AbortSignal | undefined,
-    timeout: Timeouts | undefined,
-  ): Promise<DiscoveredResource[] | undefined> {
-    let pending = this.#discovery.get(apiVersion);
-    if (!pending) {
-      pending = this.#fetchDiscovery(apiVersion, signal, timeout);
-      this.#discovery.set(apiVersion, pending);
-      // A failed lookup is forgotten so that a later operation can try again.
-      pending.catch(() => this.#discovery.delete(apiVersion));
-    }
-    return pending;
-  }
-
-  async #fetchDiscovery(
-    apiVersion: string,
-    signal: AbortSignal | undefined,
-    timeout: Timeouts | undefined,
-  ): Promise<DiscoveredResource[] | undefined> {
+  /** One group-version's resources, without any caller's signal (the answer is shared). */
+  async #fetchDiscovery(apiVersion: string): Promise<Document> {
     const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     try {
-      const { body } = await this.request({
-        method: 'GET',
-        path,
-        step: 'Discover',
-        target: apiVersion,
-        signal,
-        timeout,
-      });
+      const { body } = await this.request({ method: 'GET', path, step: 'Discover', target: apiVersion });
       return parseDiscovery(body);
     } catch (error) {
       if (error instanceof RequestError && error.code === 404) return undefined;
@@ -420,52 +505,16 @@ export class ClusterConnection implements Connection {
     }
   }
 
-  /** Seeds the discovery cache with a document fetched elsewhere (connect's check). */
-  rememberDiscovery(apiVersion: string, resources: DiscoveredResource[]): void {
-    this.#discovery.set(apiVersion, Promise.resolve(resources));
-  }
-
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    const agents = [...this.#agents.values()];
-    this.#agents.clear();
-    await Promise.all(agents.map((agent) => agent.close().catch(() => agent.destroy())));
+    const agent = this.#agent;
+    if (agent) await agent.close().catch(() => agent.destroy());
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-/**
- * The resource for a kind in a discovery document. Subresources (`pods/status`) share their
- * parent's kind and are skipped; where two resources share a kind (template.openshift.io serves
- * kind Template as both `processedtemplates` and `templates`), the one whose singular name is the
- * kind wins, then the one that can be read.
- */
-export function resourceForKind(
-  resources: readonly DiscoveredResource[],
-  kind: string,
-): ResourceInfo | undefined {
-  const candidates = resources.filter((r) => r.kind === kind && r.name !== '' && !r.name.includes('/'));
-  const lower = kind.toLowerCase();
-  const best =
-    candidates.find((r) => r.singularName === lower) ??
-    candidates.find((r) => r.verbs?.includes('get')) ??
-    candidates[0];
-  return best ? { name: best.name, namespaced: best.namespaced, kind: best.kind } : undefined;
-}
-
-export function parseDiscovery(body: unknown): DiscoveredResource[] {
-  const resources = isRecord(body) && Array.isArray(body.resources) ? (body.resources as unknown[]) : [];
-  return resources.filter(isRecord).map((r) => ({
-    name: typeof r.name === 'string' ? r.name : '',
-    namespaced: r.namespaced === true,
-    kind: typeof r.kind === 'string' ? r.kind : '',
-    ...(typeof r.singularName === 'string' ? { singularName: r.singularName } : {}),
-    ...(Array.isArray(r.verbs) ? { verbs: r.verbs.filter((v): v is string => typeof v === 'string') } : {}),
-  }));
 }
 
 export { loadClientNode };

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { openConnection } from './connect.ts';
-import { abortedBeforeSending, ClusterConnection } from './connection.ts';
+import { ClusterConnection } from './connection.ts';
 import { ValidationError } from './errors.ts';
 import {
   applyAll,
@@ -72,11 +72,11 @@ async function withConnection<T>(
     if (options.api.closed) throw new ValidationError(operation, ['api is a closed Connection']);
     return work(options.api);
   }
-  if (options.signal?.aborted)
-    throw abortedBeforeSending('Connect', 'the default kubeconfig', options.signal);
-  const connection = await openConnection(
-    options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout },
-  );
+  // The operation's signal covers its own connection too: loading, the check request, the pool.
+  const connection = await openConnection({
+    ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
   try {
     return await work(connection);
   } finally {

@@ -1,7 +1,8 @@
 // The steps the five operations are made of: render a Template, resolve targets, apply, read, delete.
 import { debuglog } from 'node:util';
 import type { ClusterConnection, Timeouts } from './connection.ts';
-import { resourceForKind, toTimeouts } from './connection.ts';
+import { toTimeouts } from './connection.ts';
+import { type Document, resourceForKind } from './discovery.ts';
 import {
   makeRedactor,
   OperationError,
@@ -16,6 +17,7 @@ import {
   checkRenderedObjects,
   describeRef,
   isRecord,
+  type KindLookup,
   normalizeSecret,
   prepareTemplate,
   secretParameterValues,
@@ -165,7 +167,7 @@ export async function renderForDelete(
   }
 }
 
-/** Discovery for every group-version the objects use (once per connection), then all checks. */
+/** Discovery for every group-version the objects use (cached per connection), then all checks. */
 export async function resolveTargets(
   step: Step,
   objects: readonly unknown[],
@@ -176,15 +178,28 @@ export async function resolveTargets(
     if (isRecord(object) && typeof object.apiVersion === 'string' && object.apiVersion !== '')
       apiVersions.add(object.apiVersion);
   }
+  const documents = new Map<string, Document>();
   // One after another: in parallel they would need a second socket, and so a second handshake.
-  const documents = new Map<string, Awaited<ReturnType<ClusterConnection['discover']>>>();
   for (const apiVersion of apiVersions) {
-    documents.set(apiVersion, await step.connection.discover(apiVersion, step.signal, step.timeout));
+    documents.set(apiVersion, await step.connection.discovery.get(apiVersion, step.signal));
   }
-  const { targets, issues } = checkRenderedObjects(objects, namespace, (apiVersion, kind) => {
+  const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
     const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
     return found ? { resource: found.name, namespaced: found.namespaced } : undefined;
-  });
+  };
+  // A kind the cached answer lacks may have appeared since (a CRD installed after connect(), or a
+  // transient 404): look again, once per operation, before refusing.
+  const missing = new Set<string>();
+  for (const object of objects) {
+    if (!isRecord(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string')
+      continue;
+    if (object.apiVersion !== '' && object.kind !== '' && !lookup(object.apiVersion, object.kind))
+      missing.add(object.apiVersion);
+  }
+  for (const apiVersion of missing) {
+    documents.set(apiVersion, await step.connection.discovery.refresh(apiVersion, step.signal));
+  }
+  const { targets, issues } = checkRenderedObjects(objects, namespace, lookup);
   if (issues.length > 0) throw new ValidationError(step.operation, issues);
   return targets;
 }

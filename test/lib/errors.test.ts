@@ -126,7 +126,7 @@ describe('debug lines', () => {
       const ocp = await import(${JSON.stringify(new URL('../../src/index.ts', import.meta.url).href)});
       const api = await ocp.connect({ kubeconfig: process.env.KC });
       await ocp.get('absent-template', {}, { namespace: 'workers', api }).catch(() => {});
-      await ocp.get('worker-template', { VM_NAME: 'slow' }, { namespace: 'workers', templateNamespace: 'infra', api, requestTimeout: 200 }).catch(() => {});
+      await ocp.get('worker-template', { VM_NAME: 'slow' }, { namespace: 'workers', templateNamespace: 'infra', api, requestTimeout: { connect: 10_000, read: 200 } }).catch(() => {});
       await api.close();
     `;
     h.sim.addFault({ method: 'POST', path: /processedtemplates$/, action: { type: 'hang' } });
