@@ -21,7 +21,17 @@ export type FaultAction =
   /** Handle and answer the request, then stop listening and drop every connection: later requests are refused. */
   | { type: 'down-after' }
   /** Handle the request and send its body `bytes` at a time, `intervalMs` apart. */
-  | { type: 'trickle'; bytes: number; intervalMs: number };
+  | { type: 'trickle'; bytes: number; intervalMs: number }
+  /**
+   * Refuse with 429 TooManyRequests before handling, as priority-and-fairness does; with
+   * `retryAfterSeconds` the answer carries a Retry-After header.
+   */
+  | { type: 'too-many-requests'; retryAfterSeconds?: number }
+  /**
+   * End every open connection (GOAWAY first over HTTP/2) without answering this request; the
+   * server keeps listening. With `execute`, the request is handled (and persisted) first.
+   */
+  | { type: 'drop-connections'; execute?: boolean };
 
 export interface FaultRule {
   method?: string;

@@ -3,11 +3,18 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { FaultRule } from './faults.ts';
 import type { Json, JsonObject } from './fields.ts';
-import { type Identity, infoForObject, type LogEntry, type Rule, SimulatorServer } from './server.ts';
+import {
+  type Identity,
+  infoForObject,
+  type LogEntry,
+  type Protocol,
+  type Rule,
+  SimulatorServer,
+} from './server.ts';
 import { exampleObjects } from './seed.ts';
 
 export type { FaultAction, FaultRule } from './faults.ts';
-export type { Identity, LogEntry, Rule } from './server.ts';
+export type { Identity, LogEntry, Protocol, Rule } from './server.ts';
 export type { Json, JsonObject } from './fields.ts';
 
 export interface SimulatorOptions {
@@ -20,6 +27,14 @@ export interface SimulatorOptions {
   /** Latency added to every request before it is handled, in milliseconds. */
   latencyMs?: number;
   port?: number;
+  /**
+   * `h2` (default): HTTP/2 offered first by ALPN, HTTP/1.1 as the fallback, as kube-apiserver
+   * serves. `http1`: HTTP/1.1 only. The environment variable OTS_SIMULATOR_PROTOCOL sets the
+   * default, so a whole test suite can run against either.
+   */
+  protocol?: Protocol;
+  /** HTTP/2 streams per connection. Default 100 (kube-apiserver); OpenShift configures 2000. */
+  maxConcurrentStreams?: number;
 }
 
 export interface KubeconfigObject {
@@ -48,8 +63,12 @@ export interface Simulator {
   clearLog(): void;
   /** Requests that could change state (POST, PUT, PATCH, DELETE). */
   mutations(): LogEntry[];
-  /** TCP connections accepted and TLS handshakes completed so far. */
-  stats(): { connections: number; handshakes: number; openSockets: number };
+  /** TCP connections accepted, TLS handshakes completed, and requests per negotiated protocol. */
+  stats(): { connections: number; handshakes: number; openSockets: number; http1: number; h2: number };
+  /** `h2` or `http1`: what the server offers. */
+  readonly protocol: Protocol;
+  /** Ends every open connection now (GOAWAY first over HTTP/2); the server keeps listening. */
+  dropConnections(): void;
   setLatency(ms: number): void;
   addFault(rule: FaultRule): void;
   clearFaults(): void;
@@ -66,6 +85,13 @@ export interface Simulator {
   goDown(): Promise<void>;
   comeBack(): Promise<void>;
   close(): Promise<void>;
+}
+
+function protocolFromEnvironment(): Protocol {
+  const wanted = globalThis.process.env.OTS_SIMULATOR_PROTOCOL;
+  if (wanted === undefined || wanted === '' || wanted === 'h2') return 'h2';
+  if (wanted === 'http1') return 'http1';
+  throw new Error(`OTS_SIMULATOR_PROTOCOL must be "h2" or "http1", not ${JSON.stringify(wanted)}`);
 }
 
 function kubeconfigFor(url: string, caCert: string, tokens: Map<string, Identity>): KubeconfigObject {
@@ -99,7 +125,15 @@ function kubeconfigFor(url: string, caCert: string, tokens: Map<string, Identity
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const token = `sim-admin-${randomBytes(16).toString('hex')}`;
   const tokens: Record<string, Identity> = { [token]: { user: 'admin' }, ...(options.tokens ?? {}) };
-  const server = new SimulatorServer({ tokens, latencyMs: options.latencyMs ?? 0 });
+  const protocol = options.protocol ?? protocolFromEnvironment();
+  const server = new SimulatorServer({
+    tokens,
+    latencyMs: options.latencyMs ?? 0,
+    protocol,
+    ...(options.maxConcurrentStreams === undefined
+      ? {}
+      : { maxConcurrentStreams: options.maxConcurrentStreams }),
+  });
   for (const namespace of ['default', ...(options.namespaces ?? ['infra', 'workers', 'other'])]) {
     server.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   }
@@ -130,7 +164,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       connections: server.connections,
       handshakes: server.handshakes,
       openSockets: server.openSockets,
+      ...server.requests,
     }),
+    protocol,
+    dropConnections: () => {
+      server.dropConnections();
+    },
     setLatency: (ms) => {
       server.latencyMs = ms;
     },

@@ -1,9 +1,16 @@
 // The simulator's HTTPS front: TLS, authentication, authorization, routing, faults and the request log.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import type { Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import {
+  constants as h2,
+  createSecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+} from 'node:http2';
+import { createServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Server as TlsServer } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateTlsMaterial, type TlsMaterial } from './certs.ts';
 import {
@@ -54,11 +61,26 @@ export interface LogEntry {
   connection: number;
 }
 
+/**
+ * `h2`: HTTP/2 offered first by ALPN with HTTP/1.1 as the fallback, as kube-apiserver and
+ * OpenShift serve; `http1`: HTTP/1.1 only (a proxy or load balancer that does not speak h2).
+ */
+export type Protocol = 'h2' | 'http1';
+
 export interface ServerOptions {
   tokens: Record<string, Identity>;
   latencyMs: number;
   tls?: TlsMaterial;
+  protocol?: Protocol;
+  /** SETTINGS_MAX_CONCURRENT_STREAMS: 100 is kube-apiserver's default, OpenShift sets 2000. */
+  maxConcurrentStreams?: number;
 }
+
+type Request = IncomingMessage | Http2ServerRequest;
+type Response = ServerResponse | Http2ServerResponse;
+
+/** The HTTP/2 compatibility response has the same writeHead/write as HTTP/1.1's; TypeScript cannot unify them. */
+const writable = (response: Response): ServerResponse => response as ServerResponse;
 
 interface Route {
   info: ResourceInfo;
@@ -68,6 +90,13 @@ interface Route {
 }
 
 class NotFoundPath extends Error {}
+
+interface Answer {
+  code: number;
+  type: string;
+  text: string;
+  headers?: Record<string, string>;
+}
 
 /**
  * Waits `ms` to within a few microseconds: timers alone overshoot by up to a millisecond, which
@@ -174,7 +203,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-function defaultManager(request: IncomingMessage): string {
+function defaultManager(request: Request): string {
   const agent = request.headers['user-agent'] ?? 'unknown';
   return agent.split('/')[0] ?? 'unknown';
 }
@@ -186,26 +215,46 @@ export class SimulatorServer {
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;
   latencyMs: number;
+  readonly protocol: Protocol;
   connections = 0;
   handshakes = 0;
-  readonly #server: Server;
+  /** Requests per negotiated protocol; every HTTP/2 request is one stream. */
+  readonly requests = { http1: 0, h2: 0 };
+  readonly #server: TlsServer;
   readonly #sockets = new Set<Socket>();
+  readonly #sessions = new Set<Http2Session>();
+  readonly #sessionIds = new WeakMap<Http2Session, number>();
   #seq = 0;
 
   constructor(options: ServerOptions) {
     this.tls = options.tls ?? generateTlsMaterial();
     this.tokens = new Map(Object.entries(options.tokens));
     this.latencyMs = options.latencyMs;
-    this.#server = createServer(
-      { key: this.tls.serverKey, cert: this.tls.serverCert, keepAliveTimeout: 30_000 },
-      (req, res) => {
-        void this.#handle(req, res);
-      },
-    );
+    this.protocol = options.protocol ?? 'h2';
+    const handler = (req: Request, res: Response): void => {
+      void this.#handle(req, res);
+    };
+    const tls = { key: this.tls.serverKey, cert: this.tls.serverCert };
+    this.#server =
+      this.protocol === 'h2'
+        ? createSecureServer(
+            {
+              ...tls,
+              allowHTTP1: true,
+              settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100 },
+            },
+            handler,
+          )
+        : createServer({ ...tls, keepAliveTimeout: 30_000 }, handler);
     this.#server.on('connection', (socket: Socket) => {
       this.connections += 1;
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
+    });
+    this.#server.on('session', (session: Http2Session) => {
+      this.#sessions.add(session);
+      this.#sessionIds.set(session, this.connections);
+      session.on('close', () => this.#sessions.delete(session));
     });
     this.#server.on('secureConnection', () => {
       this.handshakes += 1;
@@ -241,8 +290,18 @@ export class SimulatorServer {
         resolve();
       });
     });
-    for (const socket of this.#sockets) socket.destroy();
+    this.dropConnections();
     await closed;
+  }
+
+  /**
+   * Ends every connection at once, as an API server restarting behind a load balancer does:
+   * HTTP/2 sessions get a GOAWAY first, then every socket is destroyed.
+   */
+  dropConnections(): void {
+    for (const session of this.#sessions) session.goaway(h2.NGHTTP2_NO_ERROR);
+    for (const session of this.#sessions) session.destroy();
+    for (const socket of this.#sockets) socket.destroy();
   }
 
   /** Listens again on the same port after `goDown()`. */
@@ -251,7 +310,7 @@ export class SimulatorServer {
   }
 
   async close(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy();
+    this.dropConnections();
     if (!this.#server.listening) return;
     await new Promise<void>((resolve) => {
       this.#server.close(() => {
@@ -260,19 +319,22 @@ export class SimulatorServer {
     });
   }
 
-  #connectionId(socket: Socket): number {
-    const tagged = socket as Socket & { simulatorId?: number };
+  #connectionId(request: Request): number {
+    if ('stream' in request) return this.#sessionIds.get(request.stream.session as Http2Session) ?? 0;
+    const tagged = request.socket as Socket & { simulatorId?: number };
     tagged.simulatorId ??= this.connections;
     return tagged.simulatorId;
   }
 
-  async #readBody(request: IncomingMessage): Promise<string> {
+  async #readBody(request: Request): Promise<string> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async #handle(request: Request, response: Response): Promise<void> {
+    if (request.httpVersionMajor === 2) this.requests.h2 += 1;
+    else this.requests.http1 += 1;
     const started = Date.now();
     const startedPrecise = performance.now();
     const url = new URL(request.url ?? '/', 'https://simulator');
@@ -296,15 +358,14 @@ export class SimulatorServer {
       status: 0,
       time: started,
       durationMs: 0,
-      connection: this.#connectionId(request.socket),
+      connection: this.#connectionId(request),
     };
     this.log.push(entry);
     // The latency counts from the request's arrival, so reading its body is part of it.
     if (this.latencyMs > 0) await preciseDelay(this.latencyMs - (performance.now() - startedPrecise));
 
     const fault = this.faults.match(method, url.pathname);
-    const execute = (): { code: number; type: string; text: string } =>
-      this.#respondTo(method, url, body, identity, request);
+    const execute = (): Answer => this.#respondTo(method, url, body, identity, request);
     const finish = (code: number): void => {
       entry.status = code;
       entry.durationMs = performance.now() - startedPrecise;
@@ -318,20 +379,27 @@ export class SimulatorServer {
     finish(answer.code);
   }
 
-  #send(response: ServerResponse, answer: { code: number; type: string; text: string }): void {
-    response.writeHead(answer.code, {
+  #send(response: Response, answer: Answer): void {
+    writable(response).writeHead(answer.code, {
       'Content-Type': answer.type,
       'Content-Length': Buffer.byteLength(answer.text),
       'Cache-Control': 'no-cache, private',
       'Audit-Id': randomBytes(8).toString('hex'),
+      ...answer.headers,
     });
     response.end(answer.text);
   }
 
+  /** Ends one request without an answer: RST_STREAM over HTTP/2, the connection over HTTP/1.1. */
+  #reset(response: Response): void {
+    if ('stream' in response) response.stream.close(h2.NGHTTP2_INTERNAL_ERROR);
+    else response.socket?.destroy();
+  }
+
   async #applyFault(
     fault: FaultAction,
-    execute: () => { code: number; type: string; text: string },
-    response: ServerResponse,
+    execute: () => Answer,
+    response: Response,
     finish: (code: number) => void,
   ): Promise<void> {
     switch (fault.type) {
@@ -347,6 +415,28 @@ export class SimulatorServer {
         finish(fault.code);
         return;
       }
+      case 'too-many-requests': {
+        // API Priority and Fairness rejects before the request is handled (apiserver
+        // pkg/server/filters/priority-and-fairness.go: tooManyRequests).
+        const status = new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', {
+          retryAfterSeconds: fault.retryAfterSeconds ?? 1,
+        });
+        const headers: Record<string, string> =
+          fault.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(fault.retryAfterSeconds) };
+        this.#send(response, {
+          code: 429,
+          type: 'application/json',
+          text: JSON.stringify(status.status),
+          headers,
+        });
+        finish(429);
+        return;
+      }
+      case 'drop-connections':
+        if (fault.execute) execute();
+        finish(0);
+        this.dropConnections();
+        return;
       case 'down-after': {
         const answer = execute();
         this.#send(response, answer);
@@ -378,7 +468,7 @@ export class SimulatorServer {
         return;
       case 'reset':
         if (fault.execute) execute();
-        response.socket?.destroy();
+        this.#reset(response);
         finish(0);
         return;
       case 'truncate':
@@ -387,25 +477,29 @@ export class SimulatorServer {
       case 'trickle': {
         const answer = execute();
         const bytes = Buffer.from(answer.text);
-        response.writeHead(answer.code, { 'Content-Type': answer.type, 'Content-Length': bytes.length });
+        writable(response).writeHead(answer.code, {
+          'Content-Type': answer.type,
+          'Content-Length': bytes.length,
+        });
         finish(answer.code);
         if (fault.type === 'trickle') {
           for (let i = 0; i < bytes.length && !response.destroyed; i += fault.bytes) {
-            response.write(bytes.subarray(i, i + fault.bytes));
+            writable(response).write(bytes.subarray(i, i + fault.bytes));
             await sleep(fault.intervalMs);
           }
           response.end();
           return;
         }
         const half = Math.floor(bytes.length / 2);
-        response.write(bytes.subarray(0, half));
+        writable(response).write(bytes.subarray(0, half));
         if (fault.type === 'truncate') {
-          response.socket?.end();
+          if ('stream' in response) response.stream.close(h2.NGHTTP2_NO_ERROR);
+          else response.socket?.end();
           return;
         }
         if (fault.type === 'reset-mid-body') {
           await sleep(20);
-          response.socket?.destroy();
+          this.#reset(response);
           return;
         }
         await sleep(fault.ms);
@@ -420,9 +514,9 @@ export class SimulatorServer {
     url: URL,
     body: string,
     identity: Identity | undefined,
-    request: IncomingMessage,
-  ): { code: number; type: string; text: string } {
-    const json = (code: number, value: unknown): { code: number; type: string; text: string } => ({
+    request: Request,
+  ): Answer {
+    const json = (code: number, value: unknown): Answer => ({
       code,
       type: 'application/json',
       text: JSON.stringify(value),
@@ -445,7 +539,7 @@ export class SimulatorServer {
     url: URL,
     body: string,
     identity: Identity,
-    request: IncomingMessage,
+    request: Request,
   ): { code: number; body: unknown } {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     // Path segments arrive percent-encoded (a name may hold "%" or "_"); Go's router decodes them.
@@ -517,7 +611,7 @@ export class SimulatorServer {
     query: URLSearchParams,
     body: string,
     route: Route,
-    request: IncomingMessage,
+    request: Request,
   ): { code: number; body: unknown } {
     const { info, namespace, name } = route;
     const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';

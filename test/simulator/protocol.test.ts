@@ -329,3 +329,48 @@ describe('discovery', () => {
     }
   });
 });
+
+describe('HTTP/2 as kube-apiserver offers it', () => {
+  async function h2Get(target: Simulator, path: string): Promise<{ status: number; alpn: string | false }> {
+    const { connect } = await import('node:http2');
+    const session = connect(target.url, { ca: target.caCert });
+    try {
+      return await new Promise((resolve, reject) => {
+        session.on('error', reject);
+        const stream = session.request({ ':path': path, authorization: `Bearer ${target.token}` });
+        let status = 0;
+        stream.on('response', (headers) => {
+          status = Number(headers[':status']);
+        });
+        stream.on('error', reject);
+        stream.resume();
+        stream.on('end', () => {
+          resolve({ status, alpn: session.alpnProtocol ?? false });
+        });
+      });
+    } finally {
+      session.close();
+    }
+  }
+
+  test('h2 is negotiated first by ALPN; HTTP/1.1 clients are still served; streams are counted', async () => {
+    const before = sim.stats();
+    expect(await h2Get(sim, '/api/v1')).toEqual({ status: 200, alpn: 'h2' });
+    expect((await call(sim, 'GET', '/api/v1')).status).toBe(200);
+    const after = sim.stats();
+    expect(after.h2 - before.h2).toBe(1);
+    expect(after.http1 - before.http1).toBe(1);
+  });
+
+  test('an HTTP/1.1-only server never negotiates h2', async () => {
+    const plain = await startSimulator({ protocol: 'http1', seedExamples: false });
+    try {
+      expect(plain.protocol).toBe('http1');
+      await expect(h2Get(plain, '/api/v1')).rejects.toThrow();
+      expect((await call(plain, 'GET', '/api/v1')).status).toBe(200);
+      expect(plain.stats().h2).toBe(0);
+    } finally {
+      await plain.close();
+    }
+  });
+});
