@@ -320,7 +320,10 @@ export class SimulatorServer {
   }
 
   #connectionId(request: Request): number {
-    if ('stream' in request) return this.#sessionIds.get(request.stream.session as Http2Session) ?? 0;
+    if ('stream' in request) {
+      const session = request.stream.session;
+      return session ? (this.#sessionIds.get(session) ?? 0) : 0;
+    }
     const tagged = request.socket as Socket & { simulatorId?: number };
     tagged.simulatorId ??= this.connections;
     return tagged.simulatorId;
