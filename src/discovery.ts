@@ -20,7 +20,7 @@ export interface DiscoveredResource extends ResourceInfo {
 export type Document = DiscoveredResource[] | undefined;
 
 /** A cached answer is fetched again on a miss only when it is at least this old. */
-export const MIN_REDISCOVERY_MS = 1_000;
+export const MIN_REDISCOVERY_MS = 500;
 
 interface Entry {
   promise: Promise<Document>;
