@@ -222,6 +222,15 @@ function statusError(request: ApiRequest, code: number, body: unknown, hint?: st
   return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { code });
 }
 
+/** The request's path with its query, as the API server reads it. */
+function pathWithQuery(request: ApiRequest): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(request.query ?? {}))
+    if (value !== undefined) query.set(key, value);
+  const text = query.toString();
+  return text === '' ? request.path : `${request.path}?${text}`;
+}
+
 /** What one attempt at a request got back. */
 interface Answer {
   code: number;
@@ -254,6 +263,10 @@ export class ClusterConnection implements Connection {
   readonly #redactToken: Redactor;
   /** What a 401 means for this kubeconfig, in words a user can act on. */
   readonly #credentialsHint: string;
+  /** `https://host:port` and any path prefix of the server URL (a proxy may serve under one). */
+  readonly #origin: string;
+  readonly #basePath: string;
+  #staticAuth: Promise<Record<string, string>> | undefined;
   #closed = false;
 
   constructor(
@@ -268,6 +281,9 @@ export class ClusterConnection implements Connection {
     this.#k8s = k8s;
     this.timeouts = settings.timeouts;
     this.server = kc.getCurrentCluster()?.server ?? '';
+    const url = URL.canParse(this.server) ? new URL(this.server) : undefined;
+    this.#origin = url?.origin ?? this.server;
+    this.#basePath = url ? url.pathname.replace(/\/+$/, '') : '';
     this.#http = new k8s.IsomorphicFetchHttpLibrary();
     this.#redactToken = makeRedactor(secrets);
     // HTTP/1.1 on purpose (allowH2: false): undici's HTTP/2 can wedge the process when a stream is
@@ -299,11 +315,10 @@ export class ClusterConnection implements Connection {
 
   /** The request as client-node builds it: URL, headers, body, then its authentication headers. */
   async #context(request: ApiRequest): Promise<RequestContext> {
-    const url = new URL(this.server.replace(/\/+$/, '') + request.path);
-    for (const [key, value] of Object.entries(request.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, value);
-    }
-    const ctx = new this.#k8s.RequestContext(url.toString(), request.method);
+    const ctx = new this.#k8s.RequestContext(
+      this.#origin + this.#basePath + pathWithQuery(request),
+      request.method,
+    );
     ctx.setHeaderParam('Accept', 'application/json');
     ctx.setHeaderParam('User-Agent', USER_AGENT);
     if (request.body !== undefined) {
@@ -315,24 +330,45 @@ export class ClusterConnection implements Connection {
   }
 
   /**
+   * The authentication headers client-node puts on a request. Exec plugins, auth providers and the
+   * in-cluster token file can change them, so those users get them anew for every request; a
+   * static token, basic auth or a client certificate gets them once.
+   */
+  #authHeaders(): Promise<Record<string, string>> {
+    if (this.#staticAuth) return this.#staticAuth;
+    const ctx = new this.#k8s.RequestContext(this.#origin, 'GET');
+    const headers = this.#kc.applySecurityAuthentication(ctx).then(() => ctx.getHeaders());
+    const user = this.#kc.getCurrentUser();
+    if (!user?.exec && !user?.authProvider) {
+      this.#staticAuth = headers;
+      // A failure is not cached: the next request tries again.
+      headers.catch(() => (this.#staticAuth = undefined));
+    }
+    return headers;
+  }
+
+  /**
    * Sends through the shared pool with `Dispatcher.request()`: fetch's WHATWG machinery cost about
    * 0.45 ms a request here, and per-request read limits and `reset` are plain options of it.
    */
   async #send(
-    ctx: RequestContext,
     agent: Dispatcher,
     request: ApiRequest,
     timeouts: Timeouts,
     signal: AbortSignal | undefined,
   ): Promise<Answer> {
-    const url = new URL(ctx.getUrl());
-    const body = ctx.getBody();
+    const headers: Record<string, string> = {
+      ...(await this.#authHeaders()),
+      Accept: 'application/json',
+      'User-Agent': USER_AGENT,
+    };
+    if (request.body !== undefined) headers['Content-Type'] = request.contentType ?? 'application/json';
     const response = await agent.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin: this.#origin,
+      path: this.#basePath + pathWithQuery(request),
       method: request.method,
-      headers: ctx.getHeaders(),
-      body: typeof body === 'string' ? body : null,
+      headers,
+      body: request.body === undefined ? null : JSON.stringify(request.body),
       headersTimeout: timeouts.read,
       bodyTimeout: timeouts.read,
       // undici closes the socket after a DELETE with a body unless told the server expects one
@@ -375,10 +411,9 @@ export class ClusterConnection implements Connection {
   }
 
   async #attempt(request: ApiRequest, timeouts: Timeouts, signal: AbortSignal | undefined): Promise<Answer> {
-    const ctx = await this.#context(request);
     const answer = this.#agent
-      ? await this.#send(ctx, this.#agent, request, timeouts, signal)
-      : await this.#sendThroughClientNode(ctx, timeouts, signal);
+      ? await this.#send(this.#agent, request, timeouts, signal)
+      : await this.#sendThroughClientNode(await this.#context(request), timeouts, signal);
     // undici frees the socket for the pool a turn after the body ends; without this wait the
     // next sequential request finds it busy and opens a second connection (one more handshake).
     await nextTurn();
