@@ -5,8 +5,17 @@
 import { getHeapStatistics } from 'node:v8';
 import * as k8s from '@kubernetes/client-node';
 import * as ocp from '../src/index.ts';
+import {
+  applyAll,
+  deleteAll,
+  type RawTransport,
+  rawH1,
+  readAll,
+  type Rendered,
+  render as rawRender,
+} from './raw.ts';
 
-export type Impl = 'library' | 'baseline';
+export type Impl = 'library' | 'baseline' | 'raw';
 export type Op =
   'connect' | 'process' | 'create' | 'get' | 'get-ref' | 'delete' | 'setup-create' | 'delete-ref' | 'close';
 
@@ -36,6 +45,44 @@ interface BaselineState {
   refs: k8s.KubernetesObject[];
 }
 const library: LibraryState = { refs: [] };
+const raw: { client?: RawTransport; applied: Rendered[] } = { applied: [] };
+
+/** The same requests as the library and nothing else, over plain undici (bench/raw.ts). */
+async function rawOp(op: Op, template: string, kubeconfig: string): Promise<void> {
+  const send = (method: string, path: string, body?: unknown, type?: string): Promise<unknown> => {
+    if (!raw.client) throw new Error('not connected');
+    return raw.client.send(method, path, body, type);
+  };
+  switch (op) {
+    case 'connect':
+      raw.client = rawH1(kubeconfig);
+      await send('GET', '/api/v1');
+      return;
+    case 'process':
+      await rawRender(send, template);
+      return;
+    case 'create':
+    case 'setup-create':
+      raw.applied = await applyAll(send, await rawRender(send, template));
+      return;
+    case 'get':
+      await readAll(send, await rawRender(send, template));
+      return;
+    case 'get-ref':
+      await readAll(send, raw.applied);
+      return;
+    case 'delete':
+      await deleteAll(send, await rawRender(send, template));
+      return;
+    case 'delete-ref':
+      await deleteAll(send, raw.applied, true);
+      return;
+    case 'close':
+      await raw.client?.close();
+      delete raw.client;
+      return;
+  }
+}
 const baseline: BaselineState = { refs: [] };
 
 async function libraryOp(op: Op, template: string, kubeconfig: string): Promise<void> {
@@ -185,6 +232,7 @@ async function measure(command: Command): Promise<Measurement> {
   const started = performance.now();
   try {
     if (command.impl === 'library') await libraryOp(command.op, command.template, command.kubeconfig);
+    else if (command.impl === 'raw') await rawOp(command.op, command.template, command.kubeconfig);
     else await baselineOp(command.op, command.template, command.kubeconfig);
   } finally {
     clearInterval(sampler);

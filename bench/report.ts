@@ -2,6 +2,9 @@
 import { cpus, totalmem, type } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import type { Impl, Op } from './client.ts';
+import { DEFAULT_MAX_SOCKETS } from '../src/connection.ts';
+import { burstChart, burstSection, burstTargets } from './burst-report.ts';
+import type { BurstRow } from './burst.ts';
 import type { ImportCost } from './import-cost.ts';
 
 export interface Row {
@@ -29,17 +32,18 @@ function find(rows: Row[], q: Partial<Row>): Row | undefined {
 
 function table(rows: Row[], latency: number, d: number): string {
   const lines = [
-    '| op | N | library ms | baseline ms | bound ms | library/bound | library/baseline | client ms per request | requests (min) | baseline requests | TLS handshakes lib/base | library CPU ms | library peak heap KiB |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| op | N | library ms | raw undici ms | baseline ms | bound ms | library/bound | library/baseline | client ms per request | requests (min) | baseline requests | TLS handshakes lib/base | library CPU ms | library peak heap KiB |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const op of ['connect', 'process', 'create', 'get', 'get-ref', 'delete', 'delete-ref'] as Op[]) {
     for (const n of [...new Set(rows.map((r) => r.n))]) {
       const lib = find(rows, { latencyMs: latency, d, n, op, impl: 'library' });
       const base = find(rows, { latencyMs: latency, d, n, op, impl: 'baseline' });
+      const raw = find(rows, { latencyMs: latency, d, n, op, impl: 'raw' });
       if (!lib) continue;
       const bound = lib.minimum * latency;
       lines.push(
-        `| ${op} | ${n} | ${f1(lib.wallMs)} | ${base ? f1(base.wallMs) : '—'} | ${bound} | ${bound > 0 ? (lib.wallMs / bound).toFixed(3) : '—'} | ${base ? (lib.wallMs / base.wallMs).toFixed(2) : '—'} | ${lib.requests > 0 ? ((lib.wallMs - lib.serverMs) / lib.requests).toFixed(2) : '—'} | ${lib.requests} (${lib.minimum}) | ${base?.requests ?? '—'} | ${lib.handshakes}/${base?.handshakes ?? '—'} | ${f1(lib.cpuMs)} | ${Math.round(lib.peakHeapBytes / 1024)} |`,
+        `| ${op} | ${n} | ${f1(lib.wallMs)} | ${raw ? f1(raw.wallMs) : '—'} | ${base ? f1(base.wallMs) : '—'} | ${bound} | ${bound > 0 ? (lib.wallMs / bound).toFixed(3) : '—'} | ${base ? (lib.wallMs / base.wallMs).toFixed(2) : '—'} | ${lib.requests > 0 ? ((lib.wallMs - lib.serverMs) / lib.requests).toFixed(2) : '—'} | ${lib.requests} (${lib.minimum}) | ${base?.requests ?? '—'} | ${lib.handshakes}/${base?.handshakes ?? '—'} | ${f1(lib.cpuMs)} | ${Math.round(lib.peakHeapBytes / 1024)} |`,
       );
     }
   }
@@ -60,8 +64,23 @@ function chart(rows: Row[]): string {
     if (base) series[1]?.points.push([n, base.wallMs]);
     if (lib) series[2]?.points.push([n, lib.minimum * latency]);
   }
+  return lineChart(
+    'create(): wall time against N objects, 10 ms per request, one group-version',
+    'N (log scale)',
+    series,
+  );
+}
+
+export interface Series {
+  label: string;
+  color: string;
+  points: [number, number][];
+}
+
+/** A small SVG line chart: milliseconds against a log-scale x axis. */
+export function lineChart(title: string, xLabel: string, series: Series[]): string {
   const all = series.flatMap((s) => s.points);
-  const maxN = Math.max(...all.map((p) => p[0]), 1);
+  const maxN = Math.max(...all.map((p) => p[0]), 2);
   const maxT = Math.max(...all.map((p) => p[1]), 1);
   const [w, h, m] = [640, 360, 60];
   const x = (n: number): number => m + (Math.log10(n) / Math.log10(maxN)) * (w - 2 * m);
@@ -75,7 +94,7 @@ function chart(rows: Row[]): string {
             ([n, t]) => `<circle cx="${x(n).toFixed(1)}" cy="${y(t).toFixed(1)}" r="3" fill="${s.color}"/>`,
           )
           .join('') +
-        `<text x="${w - m - 150}" y="${m - 30 + i * 16}" fill="${s.color}" font-size="12">${s.label}</text>`,
+        `<text x="${w - m - 190}" y="${m - 30 + i * 16}" fill="${s.color}" font-size="12">${s.label}</text>`,
     )
     .join('\n');
   const ticks = [...new Set(all.map((p) => p[0]))]
@@ -85,12 +104,12 @@ function chart(rows: Row[]): string {
     .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
-<text x="${m}" y="20" font-size="14">create(): wall time against N objects, 10 ms per request, one group-version</text>
+<text x="${m}" y="20" font-size="14">${title}</text>
 <line x1="${m}" y1="${h - m + 20}" x2="${w - m}" y2="${h - m + 20}" stroke="black"/>
 <line x1="${m}" y1="${m - 10}" x2="${m}" y2="${h - m + 20}" stroke="black"/>
 <text x="${m - 8}" y="${m - 4}" font-size="11" text-anchor="end">${Math.round(maxT)} ms</text>
 <text x="${m - 8}" y="${h - m + 20}" font-size="11" text-anchor="end">0</text>
-<text x="${w / 2}" y="${h - 8}" font-size="12" text-anchor="middle">N (log scale)</text>
+<text x="${w / 2}" y="${h - 8}" font-size="12" text-anchor="middle">${xLabel}</text>
 ${ticks}
 ${lines}
 </svg>
@@ -136,7 +155,12 @@ function overheadSplit(row: Row | undefined): string {
   ].join('\n');
 }
 
-export async function writeReport(rows: Row[], imports: ImportCost | undefined): Promise<void> {
+export async function writeReport(
+  rows: Row[],
+  imports: ImportCost | undefined,
+  bursts: BurstRow[],
+): Promise<void> {
+  const zeroRaw = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'raw' });
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const warm = find(rows, { latencyMs: 10, d: 1, n: 100, op: 'create', impl: 'library' });
   const zeroLib = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'library' });
@@ -157,6 +181,8 @@ machine; re-run the benchmark to compare, never compare against another machine'
   a warm-up run; every run opens a new connection (\`connect\`) and then runs \`process\`, \`create\`,
   \`get\` (template), \`get-ref\` (reference mode), \`delete\` (template) and, after a fresh create,
   \`delete-ref\`. Requests, TCP connections and TLS handshakes come from the simulator's own log.
+- Raw undici: the same requests as the library and nothing else (no validation, no discovery, no
+  error handling), over plain undici with HTTP/1.1 keep-alive (\`bench/raw.ts\`): the rawest client.
 - Baseline: what a user of \`@kubernetes/client-node\` 2.x writes without this library —
   \`CustomObjectsApi\` for the Template GET and the processing POST, \`KubernetesObjectApi.patch\` with
   server-side apply per object, \`read\` per object, \`delete\` in reverse.
@@ -175,6 +201,8 @@ machine; re-run the benchmark to compare, never compare against another machine'
 | one TCP connection and one TLS handshake per Connection | ${oneHandshake ? 'met' : '**not met**'} |
 | warm create of 100 objects at 10 ms within 1.05× of the bound | ${warm ? `${(warm.wallMs / (warm.minimum * 10)).toFixed(3)}× (${f1(warm.wallMs)} ms against ${warm.minimum * 10} ms)` : 'not measured'} |
 | create of 100 objects at 0 ms at most half the baseline's time | ${zeroLib && zeroBase ? `${(zeroLib.wallMs / zeroBase.wallMs).toFixed(2)}× (${f1(zeroLib.wallMs)} ms against ${f1(zeroBase.wallMs)} ms)` : 'not measured'} |
+| sequential create of 100 objects at 0 ms ≤ 1.1× the rawest client's (plain undici, same requests) | ${zeroLib && zeroRaw ? `${(zeroLib.wallMs / zeroRaw.wallMs).toFixed(2)}× (${f1(zeroLib.wallMs)} ms against ${f1(zeroRaw.wallMs)} ms)` : 'not measured'} |
+${burstTargets(bursts, DEFAULT_MAX_SOCKETS).join('\n')}
 | import cost | ${imports ? `${f1(imports.packageMs)} ms for this package (client-node is loaded by the first \`connect()\`), ${f1(imports.clientNodeMs)} ms for \`@kubernetes/client-node\` alone (median of ${imports.samples} fresh processes)` : 'not measured'} |
 
 ${overheadSplit(warm)}
@@ -194,6 +222,7 @@ ${[0, 10]
     [1, 3].map((d) => `## ${latency} ms per request, D = ${d}\n\n${table(rows, latency, d)}\n`),
   )
   .join('\n')}`;
-  await writeFile('docs/performance.md', text);
+  await writeFile('docs/performance.md', `${text}\n${burstSection(bursts)}`);
   await writeFile('docs/performance.svg', chart(rows));
+  await writeFile('docs/bursts.svg', burstChart(bursts));
 }

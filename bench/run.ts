@@ -9,6 +9,8 @@ import { parseArgs } from 'node:util';
 import { startSimulator, type JsonObject } from '../simulator/index.ts';
 import type { Command, Impl, Measurement, Op } from './client.ts';
 import { importCost, type ImportCost } from './import-cost.ts';
+import { DEFAULT_MAX_SOCKETS } from '../src/connection.ts';
+import { type BurstRow, REQUESTS_PER_JOB, runBursts } from './burst.ts';
 import { writeReport, type Row } from './report.ts';
 
 const { values } = parseArgs({
@@ -23,7 +25,7 @@ const smoke = values.smoke;
 const LATENCIES = smoke ? [0] : [0, 10];
 const SIZES = smoke ? [1, 10] : [1, 10, 100, 500];
 const SPREADS = [1, 3];
-const IMPLS: Impl[] = smoke ? ['library'] : ['library', 'baseline'];
+const IMPLS: Impl[] = smoke ? ['library'] : ['library', 'raw', 'baseline'];
 const MEASURED: Op[] = [
   'connect',
   'process',
@@ -243,14 +245,49 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
+// Bursts: K concurrent jobs on one Connection, against an h2-offering and an HTTP/1.1-only server.
+const burstDir = await mkdtemp(join(tmpdir(), 'ots-burst-'));
+let bursts: BurstRow[];
+try {
+  bursts = await runBursts(
+    {
+      protocols: ['http1', 'h2'],
+      latencies: smoke ? [0] : [0, 10],
+      ks: smoke ? [10] : [1, 10, 100, 500],
+      impls: (protocol) =>
+        smoke ? ['library'] : ['library', protocol === 'h2' ? 'raw-h2' : 'raw-h1', 'baseline'],
+      dir: burstDir,
+    },
+    (line) => {
+      if (!values.json) process.stderr.write(`${line}\n`);
+    },
+  );
+} finally {
+  await rm(burstDir, { recursive: true, force: true });
+}
+for (const row of bursts.filter((r) => r.impl === 'library' && r.phase === 'create')) {
+  // One connect request, then every job's requests for create and for delete.
+  const expected = 1 + row.k * REQUESTS_PER_JOB * 2;
+  if (row.requests !== expected)
+    failures.push(`burst ${row.protocol} K=${row.k}: ${row.requests} requests, expected ${expected}`);
+  if (
+    row.handshakes !== row.connections ||
+    row.handshakes > Math.min(row.k, DEFAULT_MAX_SOCKETS) ||
+    row.handshakes < 1
+  )
+    failures.push(
+      `burst ${row.protocol} K=${row.k}: ${row.connections} connections and ${row.handshakes} TLS handshakes, expected 1 to ${Math.min(row.k, DEFAULT_MAX_SOCKETS)} of each`,
+    );
+}
+
 const imports: ImportCost | undefined = smoke ? undefined : await importCost();
-if (values.json) process.stdout.write(`${JSON.stringify({ rows, imports, failures }, null, 2)}\n`);
-if (!smoke) await writeReport(rows, imports);
+if (values.json) process.stdout.write(`${JSON.stringify({ rows, bursts, imports, failures }, null, 2)}\n`);
+if (!smoke) await writeReport(rows, imports, bursts);
 if (failures.length > 0) {
   process.stderr.write(`bench: request counts off the minimum:\n  ${failures.join('\n  ')}\n`);
   process.exitCode = 1;
 } else {
   process.stderr.write(
-    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection\n`,
+    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection; bursts stayed within ${DEFAULT_MAX_SOCKETS} sockets\n`,
   );
 }

@@ -1,0 +1,142 @@
+// The burst benchmark's client process: K concurrent create jobs, then K concurrent delete jobs, on
+// one client, with this library or with clients that do the same requests and nothing else:
+// plain undici over HTTP/1.1 with unlimited sockets, one node:http2 session, and the do-it-yourself
+// client-node baseline. Reports wall time, per-job latencies, CPU and peak heap.
+import { getHeapStatistics } from 'node:v8';
+import * as k8s from '@kubernetes/client-node';
+import * as ocp from '../src/index.ts';
+import { applyAll, deleteAll, rawH1, rawH2, type Rendered, render, type Send } from './raw.ts';
+
+export type BurstImpl = 'library' | 'raw-h1' | 'raw-h2' | 'baseline';
+
+export interface BurstCommand {
+  impl: BurstImpl;
+  k: number;
+  kubeconfig: string;
+}
+
+export interface BurstPhase {
+  wallMs: number;
+  jobMs: number[];
+  cpuMs: number;
+  peakHeapBytes: number;
+}
+
+export interface BurstResult {
+  create: BurstPhase;
+  delete: BurstPhase;
+}
+
+export const BURST_TEMPLATE = 'burst';
+const OPTIONS = { namespace: 'workers', templateNamespace: 'infra' } as const;
+
+/** What a user of client-node writes without this library (one TLS handshake per request). */
+function baseline(kubeconfig: string): {
+  create: (job: string) => Promise<void>;
+  remove: (job: string) => Promise<void>;
+} {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const send: Send = async (method, _path, body) => {
+    if (method === 'GET')
+      return custom.getNamespacedCustomObject({
+        group: 'template.openshift.io',
+        version: 'v1',
+        namespace: 'infra',
+        plural: 'templates',
+        name: BURST_TEMPLATE,
+      });
+    return custom.createNamespacedCustomObject({
+      group: 'template.openshift.io',
+      version: 'v1',
+      namespace: 'workers',
+      plural: 'processedtemplates',
+      body: body as object,
+    });
+  };
+  const spec = (o: Rendered): k8s.KubernetesObject & { metadata: { name: string; namespace: string } } => {
+    // As a client-node user would: metadata as its model class.
+    const metadata = Object.assign(new k8s.V1ObjectMeta(), { name: o.metadata.name, namespace: 'workers' });
+    return { ...o, metadata };
+  };
+  return {
+    create: async (job) => {
+      for (const o of await render(send, BURST_TEMPLATE, { JOB: job }))
+        await objects.patch(
+          spec(o),
+          undefined,
+          undefined,
+          'baseline',
+          false,
+          k8s.PatchStrategy.ServerSideApply,
+        );
+    },
+    remove: async (job) => {
+      for (const o of (await render(send, BURST_TEMPLATE, { JOB: job })).reverse())
+        await objects.delete(spec(o));
+    },
+  };
+}
+
+async function phase(k: number, job: (name: string) => Promise<unknown>): Promise<BurstPhase> {
+  globalThis.gc?.();
+  const heapBefore = getHeapStatistics().used_heap_size;
+  let peak = heapBefore;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, getHeapStatistics().used_heap_size);
+  }, 10);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const jobMs = await Promise.all(
+    Array.from({ length: k }, async (_, i) => {
+      const t = performance.now();
+      await job(`job-${i}`);
+      return performance.now() - t;
+    }),
+  );
+  const wallMs = performance.now() - started;
+  clearInterval(sampler);
+  const cpu = process.cpuUsage(cpuBefore);
+  peak = Math.max(peak, getHeapStatistics().used_heap_size);
+  return { wallMs, jobMs, cpuMs: (cpu.user + cpu.system) / 1000, peakHeapBytes: peak - heapBefore };
+}
+
+async function burst(command: BurstCommand): Promise<BurstResult> {
+  const { impl, k, kubeconfig } = command;
+  if (impl === 'library') {
+    await using api = await ocp.connect({ kubeconfig });
+    const create = await phase(k, (job) => ocp.create(BURST_TEMPLATE, { JOB: job }, { ...OPTIONS, api }));
+    const remove = await phase(k, (job) => ocp.delete(BURST_TEMPLATE, { JOB: job }, { ...OPTIONS, api }));
+    return { create, delete: remove };
+  }
+  if (impl === 'baseline') {
+    const client = baseline(kubeconfig);
+    return { create: await phase(k, client.create), delete: await phase(k, client.remove) };
+  }
+  const client = impl === 'raw-h1' ? rawH1(kubeconfig) : rawH2(kubeconfig);
+  const { send } = client;
+  try {
+    // The same first request as connect(): one warm connection before the burst, as the library has.
+    await send('GET', '/api/v1');
+    const create = await phase(k, async (job) =>
+      applyAll(send, await render(send, BURST_TEMPLATE, { JOB: job })),
+    );
+    const remove = await phase(k, async (job) =>
+      deleteAll(send, await render(send, BURST_TEMPLATE, { JOB: job })),
+    );
+    return { create, delete: remove };
+  } finally {
+    await client.close();
+  }
+}
+
+process.on('message', (command: BurstCommand) => {
+  burst(command).then(
+    (result) => process.send?.({ ok: true, result }),
+    (error: unknown) =>
+      process.send?.({ ok: false, error: error instanceof Error ? error.message : String(error) }),
+  );
+});
+process.send?.({ ready: true });

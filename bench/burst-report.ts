@@ -1,0 +1,110 @@
+// The burst section of docs/performance.md, its targets, and docs/bursts.svg.
+import type { BurstImpl } from './burst-client.ts';
+import type { BurstRow } from './burst.ts';
+import { lineChart, type Series } from './report.ts';
+
+const f0 = (x: number): string => x.toFixed(0);
+const LABEL: Record<BurstImpl, string> = {
+  library: 'library',
+  'raw-h1': 'raw undici, HTTP/1.1, unlimited sockets',
+  'raw-h2': 'raw node:http2, one session',
+  baseline: 'client-node baseline',
+};
+
+function find(rows: BurstRow[], q: Partial<BurstRow>): BurstRow | undefined {
+  return rows.find((r) => Object.entries(q).every(([k, v]) => r[k as keyof BurstRow] === v));
+}
+
+function table(rows: BurstRow[], protocol: BurstRow['protocol'], latencyMs: number): string {
+  const lines = [
+    '| K | client | create ms | per job vs K=1 | p50 / p99 job ms | delete ms | connections | TLS handshakes | client CPU ms | peak heap KiB |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const k of [...new Set(rows.map((r) => r.k))]) {
+    for (const impl of ['library', 'raw-h1', 'raw-h2', 'baseline'] as BurstImpl[]) {
+      const create = find(rows, { protocol, latencyMs, k, impl, phase: 'create' });
+      const remove = find(rows, { protocol, latencyMs, k, impl, phase: 'delete' });
+      const single = find(rows, { protocol, latencyMs, k: 1, impl, phase: 'create' });
+      if (!create || !remove) continue;
+      const relative = single ? (create.wallMs / k / single.wallMs).toFixed(3) : '—';
+      lines.push(
+        `| ${k} | ${LABEL[impl]} | ${f0(create.wallMs)} | ${relative} | ${f0(create.p50Ms)} / ${f0(create.p99Ms)} | ${f0(remove.wallMs)} | ${create.connections} | ${create.handshakes} | ${f0(create.cpuMs + remove.cpuMs)} | ${Math.round(Math.max(create.peakHeapBytes, remove.peakHeapBytes) / 1024)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Library time over the reference client's, for the first burst (fresh sockets) of create jobs. */
+function ratio(
+  rows: BurstRow[],
+  protocol: BurstRow['protocol'],
+  reference: BurstImpl,
+  k: number,
+  latencyMs: number,
+): string {
+  const lib = find(rows, { protocol, latencyMs, k, impl: 'library', phase: 'create' });
+  const ref = find(rows, { protocol, latencyMs, k, impl: reference, phase: 'create' });
+  return lib && ref
+    ? `${(lib.wallMs / ref.wallMs).toFixed(2)}× (${f0(lib.wallMs)} / ${f0(ref.wallMs)} ms)`
+    : 'not measured';
+}
+
+export function burstTargets(rows: BurstRow[], maxSockets: number): string[] {
+  const lines: string[] = [];
+  for (const latencyMs of [0, 10]) {
+    for (const k of [100, 500]) {
+      lines.push(
+        `| HTTP/1.1-only server, ${latencyMs} ms, K = ${k}: first burst ≤ 1.3× raw undici with unlimited sockets | ${ratio(rows, 'http1', 'raw-h1', k, latencyMs)} |`,
+        `| HTTP/2-offering server, ${latencyMs} ms, K = ${k}: ≤ 2× one raw node:http2 session | ${ratio(rows, 'h2', 'raw-h2', k, latencyMs)} |`,
+      );
+    }
+  }
+  const sockets = Math.max(0, ...rows.filter((r) => r.impl === 'library').map((r) => r.connections));
+  lines.push(
+    `| library sockets per Connection bounded by \`maxSockets\` (default ${maxSockets}) | at most ${sockets} in any burst |`,
+  );
+  return lines;
+}
+
+export function burstSection(rows: BurstRow[]): string {
+  const sections = (['http1', 'h2'] as const).flatMap((protocol) =>
+    [0, 10].map(
+      (latencyMs) =>
+        `### ${protocol === 'h2' ? 'Server offering HTTP/2 (h2 first by ALPN, HTTP/1.1 fallback)' : 'HTTP/1.1-only server'}, ${latencyMs} ms per request\n\n${table(rows, protocol, latencyMs)}\n`,
+    ),
+  );
+  return `## Bursts: K concurrent jobs on one Connection
+
+Each job creates the 4 objects of a Template (2 + 4 requests), then each deletes them again by
+replay, all K jobs at once on ONE client. Every burst runs in a fresh client process, so the create
+burst opens its sockets (after the one warm request every client makes first, like \`connect()\`).
+The library speaks HTTP/1.1 with at most 32 sockets (\`maxSockets\`); "raw" clients send the same
+requests and nothing else. Connections and TLS handshakes are the simulator's counts for both
+phases; "per job vs K=1" is (burst time / K) / the K = 1 time.
+
+${sections.join('\n')}
+![create burst time against K](bursts.svg)
+`;
+}
+
+export function burstChart(rows: BurstRow[]): string {
+  const colors: Record<string, string> = {
+    'http1 library': '#1f77b4',
+    'http1 raw-h1': '#2ca02c',
+    'h2 library': '#9467bd',
+    'h2 raw-h2': '#ff7f0e',
+  };
+  const series: Series[] = Object.entries(colors).map(([key, color]) => {
+    const [protocol, impl] = key.split(' ') as [BurstRow['protocol'], BurstImpl];
+    const points = rows
+      .filter((r) => r.protocol === protocol && r.impl === impl && r.latencyMs === 10 && r.phase === 'create')
+      .map((r): [number, number] => [r.k, r.wallMs]);
+    return { label: `${protocol === 'h2' ? 'h2 server' : 'HTTP/1.1 server'}: ${LABEL[impl]}`, color, points };
+  });
+  return lineChart(
+    'create bursts: wall time against K concurrent jobs, 10 ms per request',
+    'K (log scale)',
+    series,
+  );
+}

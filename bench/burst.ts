@@ -1,0 +1,140 @@
+// The burst section of `npm run bench`: K concurrent create jobs, then K delete jobs, on ONE client,
+// against a simulator that offers HTTP/2 (as kube-apiserver does) and one that speaks HTTP/1.1
+// only, for the library and for clients that send the same requests and nothing else.
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { type JsonObject, type Protocol, startSimulator } from '../simulator/index.ts';
+import {
+  BURST_TEMPLATE,
+  type BurstCommand,
+  type BurstImpl,
+  type BurstPhase,
+  type BurstResult,
+} from './burst-client.ts';
+
+export interface BurstRow {
+  protocol: Protocol;
+  latencyMs: number;
+  k: number;
+  impl: BurstImpl;
+  phase: 'create' | 'delete';
+  wallMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuMs: number;
+  peakHeapBytes: number;
+  /** Both phases together: the server's own counts. */
+  requests: number;
+  connections: number;
+  handshakes: number;
+}
+
+/** Requests one job sends: the Template GET, the processing POST and one per object. */
+export const REQUESTS_PER_JOB = 2 + 4;
+
+function burstTemplate(): JsonObject {
+  const object = (kind: string, suffix: string): JsonObject => ({
+    apiVersion: 'v1',
+    kind,
+    metadata: { name: `\${JOB}-${suffix}` },
+    ...(kind === 'Secret' ? { stringData: { key: '${JOB}' } } : { data: { job: '${JOB}' } }),
+  });
+  return {
+    apiVersion: 'template.openshift.io/v1',
+    kind: 'Template',
+    metadata: { name: BURST_TEMPLATE, namespace: 'infra' },
+    parameters: [{ name: 'JOB', required: true }],
+    objects: [
+      object('ConfigMap', 'a'),
+      object('Secret', 'b'),
+      object('ConfigMap', 'c'),
+      object('Secret', 'd'),
+    ],
+  };
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** One burst in a fresh child process, so no socket, heap or JIT state carries over. */
+function runChild(command: BurstCommand): Promise<BurstResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(new URL('./burst-client.ts', import.meta.url), [], {
+      execArgv: ['--expose-gc'],
+      stdio: 'inherit',
+    });
+    child.on('message', (reply: { ready?: boolean; ok?: boolean; result?: BurstResult; error?: string }) => {
+      if (reply.ready) {
+        child.send(command);
+        return;
+      }
+      child.kill();
+      if (reply.ok && reply.result) resolve(reply.result);
+      else reject(new Error(`burst ${command.impl} K=${command.k}: ${reply.error ?? 'no result'}`));
+    });
+    child.on('error', reject);
+  });
+}
+
+export interface BurstPlan {
+  protocols: Protocol[];
+  latencies: number[];
+  ks: number[];
+  impls: (protocol: Protocol) => BurstImpl[];
+  dir: string;
+}
+
+export async function runBursts(plan: BurstPlan, progress: (line: string) => void): Promise<BurstRow[]> {
+  const rows: BurstRow[] = [];
+  for (const protocol of plan.protocols) {
+    const sim = await startSimulator({ protocol, seedExamples: false, namespaces: ['infra', 'workers'] });
+    const kubeconfig = join(plan.dir, `burst-${protocol}.json`);
+    try {
+      await sim.writeKubeconfig(kubeconfig);
+      sim.seed(burstTemplate());
+      const objectsBefore = sim.objectCount();
+      for (const latencyMs of plan.latencies) {
+        sim.setLatency(latencyMs);
+        for (const k of plan.ks) {
+          for (const impl of plan.impls(protocol)) {
+            sim.clearLog();
+            const before = sim.stats();
+            const result = await runChild({ impl, k, kubeconfig });
+            const after = sim.stats();
+            if (sim.objectCount() !== objectsBefore)
+              throw new Error(`burst ${impl} K=${k} left objects behind`);
+            const counts = {
+              requests: sim.log.length,
+              connections: after.connections - before.connections,
+              handshakes: after.handshakes - before.handshakes,
+            };
+            for (const phase of ['create', 'delete'] as const) {
+              const m: BurstPhase = result[phase];
+              rows.push({
+                protocol,
+                latencyMs,
+                k,
+                impl,
+                phase,
+                wallMs: m.wallMs,
+                p50Ms: percentile(m.jobMs, 50),
+                p99Ms: percentile(m.jobMs, 99),
+                cpuMs: m.cpuMs,
+                peakHeapBytes: m.peakHeapBytes,
+                ...counts,
+              });
+            }
+            progress(
+              `burst ${protocol.padEnd(5)} ${String(latencyMs).padStart(2)}ms K=${String(k).padStart(3)} ${impl.padEnd(8)} create ${result.create.wallMs.toFixed(0).padStart(6)} ms  delete ${result.delete.wallMs.toFixed(0).padStart(6)} ms  ${counts.requests} req ${counts.connections} conn ${counts.handshakes} tls`,
+            );
+          }
+        }
+      }
+    } finally {
+      await sim.close();
+    }
+  }
+  return rows;
+}
