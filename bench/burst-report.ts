@@ -100,7 +100,7 @@ export function burstChart(rows: BurstRow[]): string {
     const points = rows
       .filter((r) => r.protocol === protocol && r.impl === impl && r.latencyMs === 10 && r.phase === 'create')
       .map((r): [number, number] => [r.k, r.wallMs]);
-    return { label: `${protocol === 'h2' ? 'h2 server' : 'HTTP/1.1 server'}: ${LABEL[impl]}`, color, points };
+    return { label: `${protocol === 'h2' ? 'h2 server' : 'HTTP/1.1 server'}: ${impl}`, color, points };
   });
   return lineChart(
     'create bursts: wall time against K concurrent jobs, 10 ms per request',

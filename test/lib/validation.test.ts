@@ -256,3 +256,81 @@ describe('arguments', () => {
     expect(error.message).toContain('api is a closed Connection');
   });
 });
+
+describe('object names follow the server rule for their kind', () => {
+  beforeAll(() => {
+    h.sim.seedTemplate(
+      'rbac-names',
+      [{ name: 'APP', value: 'jenkins' }],
+      [
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: '${APP}' } },
+        {
+          apiVersion: 'authorization.openshift.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: '${APP}_edit' },
+          roleRef: { name: 'edit' },
+          subjects: [{ kind: 'ServiceAccount', name: '${APP}' }],
+        },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: '${APP}.Reader' } },
+      ],
+    );
+    h.sim.seedTemplate(
+      'bad-names',
+      [],
+      [
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fine' } },
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: '1web' } },
+        { apiVersion: 'image.openshift.io/v1', kind: 'ImageStream', metadata: { name: 'a--b' } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Upper_Case' } },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'a%b' } },
+      ],
+    );
+  });
+
+  test('RBAC names are path segments: "jenkins_edit" is created, and deleted again by replay', async () => {
+    const refs = await ocp.create('rbac-names', {}, { ...WORKER, api });
+    expect(refs.map((r) => r.name)).toEqual(['jenkins', 'jenkins_edit', 'jenkins.Reader']);
+    expect(
+      h.sim.getObject('authorization.openshift.io/v1', 'RoleBinding', 'workers', 'jenkins_edit'),
+    ).toBeDefined();
+    await ocp.delete('rbac-names', {}, { ...WORKER, api });
+    expect(
+      h.sim.getObject('authorization.openshift.io/v1', 'RoleBinding', 'workers', 'jenkins_edit'),
+    ).toBeUndefined();
+  });
+
+  test('names each rule refuses are refused client-side, before any mutation, naming the rule', async () => {
+    h.sim.clearLog();
+    const error = instance(
+      await rejection(ocp.create('bad-names', {}, { ...WORKER, api })),
+      ocp.ValidationError,
+    );
+    expect(error.issues).toEqual([
+      'object 2 (Service "1web"): metadata.name "1web" is not a valid name for this kind (a DNS-1035 label: starts with a lowercase letter; lowercase letters, digits and "-", at most 63 characters)',
+      'object 3 (ImageStream "a--b"): metadata.name "a--b" is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")',
+      'object 4 (ConfigMap "Upper_Case"): metadata.name "Upper_Case" is not a valid name for this kind (a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters)',
+      'object 5 (RoleBinding "a%b"): metadata.name "a%b" may not contain "%"',
+    ]);
+    noMutations();
+  });
+
+  test('reference-mode names use the same rules', async () => {
+    const ref = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', namespace: 'workers' };
+    expect(
+      await ocp
+        .get({ namespace: 'workers', resources: [{ ...ref, name: 'x_y' }], api })
+        .catch((e: unknown) => e),
+    ).toBeInstanceOf(ocp.RequestError);
+    const refused = instance(
+      await rejection(
+        ocp.get({
+          namespace: 'workers',
+          resources: [{ ...ref, kind: 'Service', apiVersion: 'v1', name: 'x_y' }],
+          api,
+        }),
+      ),
+      ocp.ValidationError,
+    );
+    expect(refused.issues[0]).toMatch(/^resources\[0\]\.name "x_y" is not a valid name for this kind/);
+  });
+});
