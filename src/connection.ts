@@ -241,6 +241,15 @@ interface Answer {
 /** 429 with Retry-After is retried: the server did nothing. At most this often and this long. */
 const RETRY_ON_429 = { attempts: 5, totalMs: 30_000 } as const;
 
+/** What became of a 429, for the error that reports it. */
+function overloadHint(retries: number, waited: number, delay: number | undefined): string {
+  if (retries > 0) {
+    return `retried ${retries} time${retries === 1 ? '' : 's'} over ${Math.round(waited)} ms as the server's Retry-After asked; the server is still overloaded`;
+  }
+  if (delay === undefined) return 'the server sent no Retry-After, so it was not retried';
+  return `the server asked to wait ${Math.round(delay)} ms, more than the ${RETRY_ON_429.totalMs} ms this library waits; not retried`;
+}
+
 /** Seconds or an HTTP date, as Retry-After allows; undefined when absent or unreadable. */
 function retryDelay(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === '') return undefined;
@@ -463,11 +472,7 @@ export class ClusterConnection implements Connection {
     if (answer.code < 200 || answer.code >= 300) {
       const hints = [
         ...(answer.code === 401 ? [this.#credentialsHint] : []),
-        ...(retries > 0 || answer.code === 429
-          ? [
-              `retried ${retries} time${retries === 1 ? '' : 's'} over ${Math.round(waited)} ms as the server's Retry-After asked; the server is still overloaded`,
-            ]
-          : []),
+        ...(answer.code === 429 ? [overloadHint(retries, waited, retryDelay(answer.retryAfter))] : []),
       ];
       const failure = statusError(
         request,

@@ -135,7 +135,7 @@ describe('429 TooManyRequests', () => {
     expect(error.resources).toEqual([]);
     expect(patches()).toEqual([429]);
     expect(error.failures[0]?.error.message).toBe(
-      'Apply ConfigMap "busy-2-config" in namespace "workers": 429 TooManyRequests: Too many requests, please try again later.; retried 0 times over 0 ms as the server\'s Retry-After asked; the server is still overloaded',
+      'Apply ConfigMap "busy-2-config" in namespace "workers": 429 TooManyRequests: Too many requests, please try again later.; the server sent no Retry-After, so it was not retried',
     );
   });
 
