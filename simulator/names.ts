@@ -21,50 +21,43 @@ function pathSegment(name: string): string[] {
   return reasons;
 }
 
-function maxLength(name: string, limit: number): string[] {
-  return name.length > limit ? [`must be no more than ${limit} characters`] : [];
-}
+/** The DNS rules: a length limit, a pattern, and apimachinery's text when the pattern fails. */
+const DNS_RULES = {
+  'dns1123-subdomain': {
+    limit: 253,
+    pattern: SUBDOMAIN,
+    text:
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
+      `and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${SUBDOMAIN}')`,
+  },
+  'dns1123-label': {
+    limit: 63,
+    pattern: LABEL,
+    text:
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and " +
+      `end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '${LABEL}')`,
+  },
+  'dns1035-label': {
+    limit: 63,
+    pattern: DNS1035,
+    text:
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic " +
+      `character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035}')`,
+  },
+} as const;
 
 function reasons(rule: NameRule, name: string): string[] {
-  switch (rule) {
-    case 'path-segment':
-      return pathSegment(name);
-    case 'image-stream': {
-      const segment = pathSegment(name);
-      if (segment.length > 0) return segment;
-      return full(IMAGE_STREAM).test(name) ? [] : [`must match "${IMAGE_STREAM}"`];
-    }
-    case 'dns1123-subdomain':
-      return [
-        ...maxLength(name, 253),
-        ...(full(SUBDOMAIN).test(name)
-          ? []
-          : [
-              "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
-                `and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${SUBDOMAIN}')`,
-            ]),
-      ];
-    case 'dns1123-label':
-      return [
-        ...maxLength(name, 63),
-        ...(full(LABEL).test(name)
-          ? []
-          : [
-              "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and " +
-                `end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '${LABEL}')`,
-            ]),
-      ];
-    case 'dns1035-label':
-      return [
-        ...maxLength(name, 63),
-        ...(full(DNS1035).test(name)
-          ? []
-          : [
-              "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic " +
-                `character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035}')`,
-            ]),
-      ];
+  if (rule === 'path-segment') return pathSegment(name);
+  if (rule === 'image-stream') {
+    const segment = pathSegment(name);
+    if (segment.length > 0) return segment;
+    return full(IMAGE_STREAM).test(name) ? [] : [`must match "${IMAGE_STREAM}"`];
   }
+  const { limit, pattern, text } = DNS_RULES[rule];
+  return [
+    ...(name.length > limit ? [`must be no more than ${limit} characters`] : []),
+    ...(full(pattern).test(name) ? [] : [text]),
+  ];
 }
 
 /** The field errors `metadata.name` gets under `rule`; empty when the server accepts it. */
