@@ -4,7 +4,14 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { debuglog } from 'node:util';
 import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
-import { makeRedactor, type Redactor, redactStatus, RequestError, ValidationError } from './errors.ts';
+import {
+  makeRedactor,
+  type Redactor,
+  redactStatus,
+  RequestError,
+  stoppedBy,
+  ValidationError,
+} from './errors.ts';
 import type { Connection, RequestTimeout } from './types.ts';
 import { isRecord } from './validate.ts';
 
@@ -96,14 +103,6 @@ function chainHas(error: unknown, test: (e: { name?: unknown; code?: unknown }) 
   return errorChain(error).some((e) => typeof e === 'object' && e !== null && test(e));
 }
 
-/** A fired signal is a timeout when its reason is one (`AbortSignal.timeout()`), else a cancellation. */
-function signalKind(signal: AbortSignal): 'timeout' | 'abort' {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
-}
-
-const SIGNAL_TEXT = { timeout: 'timed out', abort: 'aborted' } as const;
-
 /** Turns a transport failure into a RequestError that says what happened in words. */
 function transportError(
   error: unknown,
@@ -134,13 +133,7 @@ function transportError(
       },
     );
   }
-  if (signal?.aborted) {
-    const kind = signalKind(signal);
-    return new RequestError(request.step, request.target, `${SIGNAL_TEXT[kind]}${mutation}`, {
-      cause: error,
-      kind,
-    });
-  }
+  if (signal?.aborted) return stoppedBy(request.step, request.target, signal, mutation, error);
   if (chainHas(error, (e) => e.name === 'TimeoutError')) {
     return new RequestError(request.step, request.target, `timed out${mutation}`, {
       cause: error,
@@ -183,11 +176,7 @@ function deadlineError(error: unknown, request: ApiRequest, timeouts: Timeouts):
 
 /** The signal had fired before anything was sent: nothing reached the server. */
 export function abortedBeforeSending(step: string, target: string, signal: AbortSignal): RequestError {
-  const kind = signalKind(signal);
-  return new RequestError(step, target, `${SIGNAL_TEXT[kind]} before the request was sent`, {
-    cause: signal.reason,
-    kind,
-  });
+  return stoppedBy(step, target, signal, ' before the request was sent');
 }
 
 function parseBody(text: string): unknown {
@@ -512,15 +501,12 @@ export class ClusterConnection implements Connection {
     } catch (error) {
       const signal = request.signal;
       if (!signal?.aborted) throw error;
-      const kind = signalKind(signal);
-      throw new RequestError(
+      throw stoppedBy(
         request.step,
         request.target,
-        `${SIGNAL_TEXT[kind]} while waiting to retry after 429 TooManyRequests`,
-        {
-          cause: error,
-          kind,
-        },
+        signal,
+        ' while waiting to retry after 429 TooManyRequests',
+        error,
       );
     }
   }

@@ -1,7 +1,7 @@
 // The per-connection discovery cache: one shared request per group-version, which no single
 // caller's signal can cancel, and a bounded re-discovery when a kind is missing (a CRD installed
 // after connect(), or a transient 404), as client-go's deferred discovery mapper does.
-import { RequestError } from './errors.ts';
+import { type RequestError, stoppedBy } from './errors.ts';
 import { isRecord } from './validate.ts';
 
 /** A discovered resource: the plural name for URLs and whether it lives in a namespace. */
@@ -28,9 +28,6 @@ interface Entry {
   settled: boolean;
 }
 
-const signalKind = (signal: AbortSignal): 'timeout' | 'abort' =>
-  signal.reason instanceof Error && signal.reason.name === 'TimeoutError' ? 'timeout' : 'abort';
-
 /**
  * Waits for a shared promise until it settles or this caller's signal fires; a fired signal stops
  * this caller only, never the shared work.
@@ -42,13 +39,7 @@ export function waitFor<T>(
   target: string,
 ): Promise<T> {
   if (!signal) return promise;
-  const stopped = (): RequestError => {
-    const kind = signalKind(signal);
-    return new RequestError(step, target, kind === 'timeout' ? 'timed out' : 'aborted', {
-      cause: signal.reason,
-      kind,
-    });
-  };
+  const stopped = (): RequestError => stoppedBy(step, target, signal);
   if (signal.aborted) return Promise.reject(stopped());
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => {

@@ -132,6 +132,25 @@ export class RequestError extends Error {
   }
 }
 
+/**
+ * The error for a request or a wait that a fired signal ended: a TimeoutError when the signal's
+ * reason is one (`AbortSignal.timeout()`), else an AbortError. `after` completes the sentence.
+ */
+export function stoppedBy(
+  step: string,
+  target: string,
+  signal: AbortSignal,
+  after = '',
+  cause: unknown = signal.reason,
+): RequestError {
+  const reason: unknown = signal.reason;
+  const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
+  return new RequestError(step, target, `${kind === 'timeout' ? 'timed out' : 'aborted'}${after}`, {
+    cause,
+    kind,
+  });
+}
+
 export interface RequestErrorFields {
   code?: number;
   reason?: string;
