@@ -77,7 +77,8 @@ export function burstSection(rows: BurstRow[]): string {
   return `## Bursts: K concurrent jobs on one Connection
 
 Each job creates the 4 objects of a Template (2 + 4 requests), then each deletes them again by
-replay, all K jobs at once on ONE client. Every burst runs in a fresh client process, so the create
+replay, all K jobs at once on ONE client. Each figure is the median of 3 bursts (percentiles, CPU
+and heap from the median burst). Every burst runs in a fresh client process, so the create
 burst opens its sockets (after the one warm request every client makes first, like \`connect()\`).
 The library speaks HTTP/1.1 with at most 32 sockets (\`maxSockets\`); "raw" clients send the same
 requests and nothing else. Connections and TLS handshakes are the simulator's counts for both

@@ -84,6 +84,8 @@ export interface BurstPlan {
   ks: number[];
   impls: (protocol: Protocol) => BurstImpl[];
   dir: string;
+  /** Bursts per configuration; the median is reported. */
+  runs: number;
 }
 
 export async function runBursts(plan: BurstPlan, progress: (line: string) => void): Promise<BurstRow[]> {
@@ -99,19 +101,36 @@ export async function runBursts(plan: BurstPlan, progress: (line: string) => voi
         sim.setLatency(latencyMs);
         for (const k of plan.ks) {
           for (const impl of plan.impls(protocol)) {
-            sim.clearLog();
-            const before = sim.stats();
-            const result = await runChild({ impl, k, kubeconfig });
-            const after = sim.stats();
-            if (sim.objectCount() !== objectsBefore)
-              throw new Error(`burst ${impl} K=${k} left objects behind`);
+            const samples: {
+              result: BurstResult;
+              requests: number;
+              connections: number;
+              handshakes: number;
+            }[] = [];
+            for (let run = 0; run < plan.runs; run++) {
+              sim.clearLog();
+              const before = sim.stats();
+              const result = await runChild({ impl, k, kubeconfig });
+              const after = sim.stats();
+              if (sim.objectCount() !== objectsBefore)
+                throw new Error(`burst ${impl} K=${k} left objects behind`);
+              samples.push({
+                result,
+                requests: sim.log.length,
+                connections: after.connections - before.connections,
+                handshakes: after.handshakes - before.handshakes,
+              });
+            }
             const counts = {
-              requests: sim.log.length,
-              connections: after.connections - before.connections,
-              handshakes: after.handshakes - before.handshakes,
+              requests: Math.max(...samples.map((x) => x.requests)),
+              connections: Math.max(...samples.map((x) => x.connections)),
+              handshakes: Math.max(...samples.map((x) => x.handshakes)),
             };
             for (const phase of ['create', 'delete'] as const) {
-              const m: BurstPhase = result[phase];
+              // The run whose time is the median, so that its percentiles, CPU and heap belong together.
+              const sorted = samples.map((x) => x.result[phase]).sort((a, b) => a.wallMs - b.wallMs);
+              const m: BurstPhase | undefined = sorted[Math.floor((sorted.length - 1) / 2)];
+              if (!m) throw new Error('no burst was measured');
               rows.push({
                 protocol,
                 latencyMs,
@@ -126,6 +145,10 @@ export async function runBursts(plan: BurstPlan, progress: (line: string) => voi
                 ...counts,
               });
             }
+            const result = {
+              create: rows.at(-2) ?? { wallMs: 0 },
+              delete: rows.at(-1) ?? { wallMs: 0 },
+            };
             progress(
               `burst ${protocol.padEnd(5)} ${String(latencyMs).padStart(2)}ms K=${String(k).padStart(3)} ${impl.padEnd(8)} create ${result.create.wallMs.toFixed(0).padStart(6)} ms  delete ${result.delete.wallMs.toFixed(0).padStart(6)} ms  ${counts.requests} req ${counts.connections} conn ${counts.handshakes} tls`,
             );

@@ -257,6 +257,7 @@ try {
       impls: (protocol) =>
         smoke ? ['library'] : ['library', protocol === 'h2' ? 'raw-h2' : 'raw-h1', 'baseline'],
       dir: burstDir,
+      runs: smoke ? 1 : 3,
     },
     (line) => {
       if (!values.json) process.stderr.write(`${line}\n`);
