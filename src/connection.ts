@@ -113,9 +113,7 @@ function transportError(
   const codes = errorChain(error)
     .map((e) => (isRecord(e) && typeof e.code === 'string' ? e.code : undefined))
     .filter((c): c is string => c !== undefined);
-  // Processing renders without storing anything; only applies and deletes leave an unknown outcome.
-  const mutates = request.method !== 'GET' && request.step !== 'Process';
-  const mutation = mutates ? '; the mutation may or may not have been applied' : '';
+  const mutation = unknownOutcome(request);
   if (codes.includes('UND_ERR_CONNECT_TIMEOUT')) {
     return new RequestError(request.step, request.target, `connect timed out after ${timeout.connect} ms`, {
       cause: error,
@@ -161,15 +159,19 @@ function transportError(
   );
 }
 
+/** Processing renders without storing anything; only applies and deletes leave an unknown outcome. */
+function unknownOutcome(request: ApiRequest): string {
+  const mutates = request.method !== 'GET' && request.step !== 'Process';
+  return mutates ? '; the mutation may or may not have been applied' : '';
+}
+
 /** The operation's own connect + read deadline ended the request (see `#signalFor`). */
 function deadlineError(error: unknown, request: ApiRequest, timeouts: Timeouts): RequestError {
   const limit = timeouts.connect + timeouts.read;
-  const mutates = request.method !== 'GET' && request.step !== 'Process';
   return new RequestError(
     request.step,
     request.target,
-    `timed out after ${limit} ms (this operation's requestTimeout, connect + read)` +
-      (mutates ? '; the mutation may or may not have been applied' : ''),
+    `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${unknownOutcome(request)}`,
     { cause: error, kind: 'timeout' },
   );
 }
@@ -426,6 +428,7 @@ export class ClusterConnection implements Connection {
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     let answer: Answer;
+    let delay: number | undefined;
     let retries = 0;
     let waited = 0;
     for (;;) {
@@ -440,7 +443,7 @@ export class ClusterConnection implements Connection {
         debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
         throw failure;
       }
-      const delay = answer.code === 429 ? retryDelay(answer.retryAfter) : undefined;
+      delay = answer.code === 429 ? retryDelay(answer.retryAfter) : undefined;
       if (delay === undefined || retries >= RETRY_ON_429.attempts || waited + delay > RETRY_ON_429.totalMs)
         break;
       retries += 1;
@@ -461,7 +464,7 @@ export class ClusterConnection implements Connection {
     if (answer.code < 200 || answer.code >= 300) {
       const hints = [
         ...(answer.code === 401 ? [this.#credentialsHint] : []),
-        ...(answer.code === 429 ? [overloadHint(retries, waited, retryDelay(answer.retryAfter))] : []),
+        ...(answer.code === 429 ? [overloadHint(retries, waited, delay)] : []),
       ];
       const failure = statusError(
         request,
