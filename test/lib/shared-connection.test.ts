@@ -1,6 +1,7 @@
 // One long-lived Connection, many concurrent jobs: one job's cancellation never fails another,
 // discovery recovers from a miss, sockets stay bounded, 429s are retried only when the server says
 // when, and a dropped connection loses or duplicates no mutation (the server's log is the referee).
+import diagnostics from 'node:diagnostics_channel';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { MIN_REDISCOVERY_MS } from '../../src/discovery.ts';
@@ -21,6 +22,19 @@ afterAll(async () => {
 
 const KUBEVIRT = '/apis/kubevirt.io/v1';
 const discoveries = (): number => h.sim.log.filter((e) => e.path === KUBEVIRT).length;
+
+/** Resolves when undici has received the whole answer to the next request with this method. */
+function responseEnded(method: string): Promise<void> {
+  const channel = diagnostics.channel('undici:request:trailers');
+  return new Promise((resolve) => {
+    const onEnd = (message: unknown): void => {
+      if ((message as { request: { method: string } }).request.method !== method) return;
+      channel.unsubscribe(onEnd);
+      resolve();
+    };
+    channel.subscribe(onEnd);
+  });
+}
 
 describe('shared discovery', () => {
   test('aborting one job while discovery is slow fails that job only', async () => {
@@ -167,8 +181,12 @@ describe('429 TooManyRequests', () => {
       action: { type: 'too-many-requests', retryAfterSeconds: 20 },
     });
     const controller = new AbortController();
+    // The server logs the 429 before the client has read it; abort only once the answer has
+    // reached undici (its diagnostics channel), or this tests an abort in flight instead.
+    const answered = responseEnded('PATCH');
     const pending = create('busy-5', controller.signal);
-    await settles(() => patches().length, 1);
+    await answered;
+    await sleep(20);
     controller.abort();
     const error = instance(await rejection(pending), ocp.OperationError);
     expect(error.failures[0]?.error.name).toBe('AbortError');
