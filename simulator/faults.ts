@@ -31,7 +31,13 @@ export type FaultAction =
    * End every open connection (GOAWAY first over HTTP/2) without answering this request; the
    * server keeps listening. With `execute`, the request is handled (and persisted) first.
    */
-  | { type: 'drop-connections'; execute?: boolean };
+  | { type: 'drop-connections'; execute?: boolean }
+  /**
+   * Refuse the request unprocessed, as a server that cannot take more streams does: RST_STREAM
+   * REFUSED_STREAM over HTTP/2 (RFC 9113 section 8.7, safe to send again); over HTTP/1.1, which has
+   * no such signal, the connection is closed without an answer.
+   */
+  | { type: 'refuse-stream' };
 
 export interface FaultRule {
   method?: string;

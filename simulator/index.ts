@@ -64,7 +64,14 @@ export interface Simulator {
   /** Requests that could change state (POST, PUT, PATCH, DELETE). */
   mutations(): LogEntry[];
   /** TCP connections accepted, TLS handshakes completed, and requests per negotiated protocol. */
-  stats(): { connections: number; handshakes: number; openSockets: number; http1: number; h2: number };
+  stats(): {
+    connections: number;
+    handshakes: number;
+    resumedHandshakes: number;
+    openSockets: number;
+    http1: number;
+    h2: number;
+  };
   /** `h2` or `http1`: what the server offers. */
   readonly protocol: Protocol;
   /** Ends every open connection now (GOAWAY first over HTTP/2); the server keeps listening. */
@@ -163,6 +170,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     stats: () => ({
       connections: server.connections,
       handshakes: server.handshakes,
+      resumedHandshakes: server.resumedHandshakes,
       openSockets: server.openSockets,
       ...server.requests,
     }),

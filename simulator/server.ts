@@ -7,10 +7,11 @@ import {
   type Http2ServerRequest,
   type Http2ServerResponse,
   type Http2Session,
+  type ServerHttp2Stream,
 } from 'node:http2';
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Server as TlsServer } from 'node:tls';
+import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateTlsMaterial, type TlsMaterial } from './certs.ts';
 import {
@@ -218,12 +219,15 @@ export class SimulatorServer {
   readonly protocol: Protocol;
   connections = 0;
   handshakes = 0;
+  /** Handshakes that resumed an earlier TLS session (no certificate signature: cheaper). */
+  resumedHandshakes = 0;
   /** Requests per negotiated protocol; every HTTP/2 request is one stream. */
   readonly requests = { http1: 0, h2: 0 };
   readonly #server: TlsServer;
   readonly #sockets = new Set<Socket>();
   readonly #sessions = new Set<Http2Session>();
   readonly #sessionIds = new WeakMap<Http2Session, number>();
+  readonly #lastStream = new WeakMap<Http2Session, number>();
   #seq = 0;
 
   constructor(options: ServerOptions) {
@@ -254,10 +258,14 @@ export class SimulatorServer {
     this.#server.on('session', (session: Http2Session) => {
       this.#sessions.add(session);
       this.#sessionIds.set(session, this.connections);
+      session.on('stream', (stream: ServerHttp2Stream) => {
+        this.#lastStream.set(session, Math.max(this.#lastStream.get(session) ?? 0, stream.id ?? 0));
+      });
       session.on('close', () => this.#sessions.delete(session));
     });
-    this.#server.on('secureConnection', () => {
+    this.#server.on('secureConnection', (socket: TLSSocket) => {
       this.handshakes += 1;
+      if (socket.isSessionReused()) this.resumedHandshakes += 1;
     });
     this.#server.on('tlsClientError', () => {
       // A client that rejects our certificate is a test case, not a server failure.
@@ -299,7 +307,10 @@ export class SimulatorServer {
    * HTTP/2 sessions get a GOAWAY first, then every socket is destroyed.
    */
   dropConnections(): void {
-    for (const session of this.#sessions) session.goaway(h2.NGHTTP2_NO_ERROR);
+    // The last stream each session accepted: what a server says it may have processed (RFC 9113
+    // section 6.8); streams above it the client may safely send again.
+    for (const session of this.#sessions)
+      session.goaway(h2.NGHTTP2_NO_ERROR, this.#lastStream.get(session) ?? 0);
     for (const session of this.#sessions) session.destroy();
     for (const socket of this.#sockets) socket.destroy();
   }
@@ -472,6 +483,11 @@ export class SimulatorServer {
       case 'reset':
         if (fault.execute) execute();
         this.#reset(response);
+        finish(0);
+        return;
+      case 'refuse-stream':
+        if ('stream' in response) response.stream.close(h2.NGHTTP2_REFUSED_STREAM);
+        else response.socket?.destroy();
         finish(0);
         return;
       case 'truncate':
