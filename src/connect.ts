@@ -131,7 +131,7 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
   const signal = options.signal;
   const target = options.kubeconfig ? `kubeconfig "${options.kubeconfig}"` : 'the default kubeconfig';
   if (signal?.aborted) throw abortedBeforeSending('Connect', target, signal);
-  const { k8s, Agent } = await loadClientNode();
+  const { k8s, undici } = await loadClientNode();
   const kc = loadKubeConfig(k8s, options);
   if (options.verifySsl === false) withoutTlsVerification(kc);
   const timeouts = toTimeouts(options.requestTimeout, DEFAULT_TIMEOUT);
@@ -143,7 +143,7 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
   }
   if (options.verifySsl === false && tls) tls.rejectUnauthorized = false;
   const settings = { timeouts, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS };
-  const connection = new ClusterConnection(kc, k8s, Agent, tls, settings, secretsOf(kc));
+  const connection = new ClusterConnection(kc, k8s, undici, tls, settings, secretsOf(kc));
   try {
     // One cheap, authenticated request proves TLS and credentials, and core discovery is cached.
     const { body } = await connection.request({

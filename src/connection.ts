@@ -12,6 +12,7 @@ import {
   stoppedBy,
   ValidationError,
 } from './errors.ts';
+import { type Answer, Transport } from './transport.ts';
 import type { Connection, RequestTimeout } from './types.ts';
 import { isRecord } from './validate.ts';
 
@@ -23,13 +24,12 @@ const USER_AGENT = 'openshift-template-client';
 export const DEFAULT_MAX_SOCKETS = 32;
 
 type ClientNode = typeof import('@kubernetes/client-node');
-type AgentClass = typeof import('undici').Agent;
-type Dispatcher = InstanceType<AgentClass>;
+type Undici = Pick<typeof import('undici'), 'Agent' | 'buildConnector'>;
 
 /** The oldest Node.js that client-node 2.x and its undici 8 load on. */
 const MINIMUM_NODE = [22, 19] as const;
 
-let clientNode: Promise<{ k8s: ClientNode; Agent: AgentClass }> | undefined;
+let clientNode: Promise<{ k8s: ClientNode; undici: Undici }> | undefined;
 
 /** Refuses an older Node.js by name before loading anything that would crash the process on it. */
 export function unsupportedNode(version: string): string | undefined {
@@ -47,12 +47,12 @@ export function unsupportedNode(version: string): string | undefined {
  * unsupported Node.js gets a clear error instead of a crash at load. Both are declared
  * dependencies imported by name, so npm, pnpm, Yarn PnP and bundlers all resolve them.
  */
-function loadClientNode(): Promise<{ k8s: ClientNode; Agent: AgentClass }> {
+function loadClientNode(): Promise<{ k8s: ClientNode; undici: Undici }> {
   const refused = unsupportedNode(globalThis.process.versions.node);
   if (refused !== undefined) return Promise.reject(new ValidationError('connect', [refused]));
   clientNode ??= (async () => {
     const [k8s, undici] = await Promise.all([import('@kubernetes/client-node'), import('undici')]);
-    return { k8s, Agent: undici.Agent };
+    return { k8s, undici };
   })();
   return clientNode;
 }
@@ -103,6 +103,8 @@ function chainHas(error: unknown, test: (e: { name?: unknown; code?: unknown }) 
   return errorChain(error).some((e) => typeof e === 'object' && e !== null && test(e));
 }
 
+const READ_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'OTC_READ_TIMEOUT']);
+
 /** Turns a transport failure into a RequestError that says what happened in words. */
 function transportError(
   error: unknown,
@@ -114,13 +116,13 @@ function transportError(
     .map((e) => (isRecord(e) && typeof e.code === 'string' ? e.code : undefined))
     .filter((c): c is string => c !== undefined);
   const mutation = unknownOutcome(request);
-  if (codes.includes('UND_ERR_CONNECT_TIMEOUT')) {
+  if (codes.includes('UND_ERR_CONNECT_TIMEOUT') || codes.includes('OTC_CONNECT_TIMEOUT')) {
     return new RequestError(request.step, request.target, `connect timed out after ${timeout.connect} ms`, {
       cause: error,
       kind: 'timeout',
     });
   }
-  if (codes.includes('UND_ERR_HEADERS_TIMEOUT') || codes.includes('UND_ERR_BODY_TIMEOUT')) {
+  if (codes.some((c) => READ_TIMEOUT_CODES.has(c))) {
     return new RequestError(
       request.step,
       request.target,
@@ -223,12 +225,6 @@ function pathWithQuery(request: ApiRequest): string {
 }
 
 /** What one attempt at a request got back. */
-interface Answer {
-  code: number;
-  text: string;
-  retryAfter: string | undefined;
-}
-
 /** 429 with Retry-After is retried: the server did nothing. At most this often and this long. */
 const RETRY_ON_429 = { attempts: 5, totalMs: 30_000 } as const;
 
@@ -258,7 +254,7 @@ export class ClusterConnection implements Connection {
   readonly #kc: KubeConfig;
   readonly #k8s: ClientNode;
   /** One pool for the Connection's life, whatever the operations' options; absent through a proxy. */
-  readonly #agent: Dispatcher | undefined;
+  readonly #transport: Transport | undefined;
   readonly #http: InstanceType<ClientNode['IsomorphicFetchHttpLibrary']>;
   readonly #redactToken: Redactor;
   /** What a 401 means for this kubeconfig, in words a user can act on. */
@@ -272,7 +268,7 @@ export class ClusterConnection implements Connection {
   constructor(
     kc: KubeConfig,
     k8s: ClientNode,
-    Agent: AgentClass,
+    undici: Undici,
     tls: Record<string, unknown> | undefined,
     settings: { timeouts: Timeouts; maxSockets: number },
     secrets: string[],
@@ -286,21 +282,14 @@ export class ClusterConnection implements Connection {
     this.#basePath = url ? url.pathname.replace(/\/+$/, '') : '';
     this.#http = new k8s.IsomorphicFetchHttpLibrary();
     this.#redactToken = makeRedactor(secrets);
-    // HTTP/1.1 on purpose (allowH2: false): undici's HTTP/2 can wedge the process when a stream is
-    // aborted right after it starts, and fails the first request after a silent disconnect;
-    // docs/api-notes.md has the measurements. A bounded pool keeps concurrent jobs in check.
-    this.#agent =
+    this.#transport =
       tls === undefined
         ? undefined
-        : new Agent({
-            connect: {
-              ...tls,
-              timeout: settings.timeouts.connect,
-              keepAlive: true,
-              keepAliveInitialDelay: 30_000,
-            },
-            connections: settings.maxSockets,
-            allowH2: false,
+        : new Transport(undici, {
+            origin: this.#origin,
+            tls,
+            connectTimeout: settings.timeouts.connect,
+            maxSockets: settings.maxSockets,
           });
     this.discovery = new DiscoveryCache((apiVersion) => this.#fetchDiscovery(apiVersion));
     const user = kc.getCurrentUser()?.name ?? '(none)';
@@ -348,40 +337,29 @@ export class ClusterConnection implements Connection {
   }
 
   /**
-   * Sends through the shared pool with `Dispatcher.request()`: fetch's WHATWG machinery cost about
-   * 0.45 ms a request here, and per-request read limits and `reset` are plain options of it.
+   * Sends on the Connection's transport with plain `request()` calls: fetch's WHATWG machinery cost
+   * about 0.45 ms a request here, and per-request read limits are plain options.
    */
   async #send(
-    agent: Dispatcher,
+    transport: Transport,
     request: ApiRequest,
     timeouts: Timeouts,
     signal: AbortSignal | undefined,
   ): Promise<Answer> {
     const headers: Record<string, string> = {
       ...(await this.#authHeaders()),
-      Accept: 'application/json',
-      'User-Agent': USER_AGENT,
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
     };
-    if (request.body !== undefined) headers['Content-Type'] = request.contentType ?? 'application/json';
-    const response = await agent.request({
-      origin: this.#origin,
-      path: this.#basePath + pathWithQuery(request),
+    if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/json';
+    return transport.send({
       method: request.method,
+      path: this.#basePath + pathWithQuery(request),
       headers,
-      body: request.body === undefined ? null : JSON.stringify(request.body),
-      headersTimeout: timeouts.read,
-      bodyTimeout: timeouts.read,
-      // undici closes the socket after a DELETE with a body unless told the server expects one
-      // (undici lib/dispatcher/client-h1.js, writeBuffer); the API server reads DeleteOptions there.
-      ...(request.method === 'DELETE' ? { reset: false } : {}),
-      ...(signal ? { signal } : {}),
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      readTimeout: timeouts.read,
+      signal,
     });
-    const retryAfter = response.headers['retry-after'];
-    return {
-      code: response.statusCode,
-      text: await response.body.text(),
-      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-    };
   }
 
   /** Through a proxy: client-node's own fetch and dispatcher, bounded by a deadline signal. */
@@ -411,8 +389,8 @@ export class ClusterConnection implements Connection {
   }
 
   async #attempt(request: ApiRequest, timeouts: Timeouts, signal: AbortSignal | undefined): Promise<Answer> {
-    const answer = this.#agent
-      ? await this.#send(this.#agent, request, timeouts, signal)
+    const answer = this.#transport
+      ? await this.#send(this.#transport, request, timeouts, signal)
       : await this.#sendThroughClientNode(await this.#context(request), timeouts, signal);
     // undici frees the socket for the pool a turn after the body ends; without this wait the
     // next sequential request finds it busy and opens a second connection (one more handshake).
@@ -537,8 +515,7 @@ export class ClusterConnection implements Connection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    const agent = this.#agent;
-    if (agent) await agent.close().catch(() => agent.destroy());
+    await this.#transport?.close();
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -47,8 +47,9 @@ export interface ConnectOptions {
   /** Cancels connecting (loading credentials and the check request). */
   signal?: AbortSignal | undefined;
   /**
-   * Most sockets the connection opens to the server at once, whatever the options of its
-   * operations. Default 32; concurrent operations beyond it wait for a free socket.
+   * Most HTTP/1.1 sockets the connection opens to the server at once, whatever the options of its
+   * operations. Default 32; concurrent operations beyond it wait for a free socket. A server that
+   * offers HTTP/2 gets one connection, whatever this says.
    */
   maxSockets?: number | undefined;
 }

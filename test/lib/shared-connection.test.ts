@@ -23,16 +23,33 @@ afterAll(async () => {
 const KUBEVIRT = '/apis/kubevirt.io/v1';
 const discoveries = (): number => h.sim.log.filter((e) => e.path === KUBEVIRT).length;
 
-/** Resolves when undici has received the whole answer to the next request with this method. */
+/**
+ * Resolves when the client has received the whole answer to the next request with this method:
+ * undici's channel over HTTP/1.1, node:http2's over HTTP/2 (the stream closes after the answer).
+ */
 function responseEnded(method: string): Promise<void> {
-  const channel = diagnostics.channel('undici:request:trailers');
+  const channels = [
+    {
+      name: 'undici:request:trailers',
+      method: (m: unknown) => (m as { request: { method: string } }).request.method,
+    },
+    {
+      name: 'http2.client.stream.close',
+      method: (m: unknown) =>
+        (m as { stream: { sentHeaders: Record<string, string> } }).stream.sentHeaders[':method'],
+    },
+  ];
   return new Promise((resolve) => {
-    const onEnd = (message: unknown): void => {
-      if ((message as { request: { method: string } }).request.method !== method) return;
-      channel.unsubscribe(onEnd);
-      resolve();
-    };
-    channel.subscribe(onEnd);
+    const listeners = channels.map(({ name, method: methodOf }) => {
+      const listener = (message: unknown): void => {
+        if (methodOf(message) !== method) return;
+        for (const [channel, own] of listeners) channel.unsubscribe(own);
+        resolve();
+      };
+      const channel = diagnostics.channel(name);
+      channel.subscribe(listener);
+      return [channel, listener] as const;
+    });
   });
 }
 
@@ -182,7 +199,7 @@ describe('429 TooManyRequests', () => {
     });
     const controller = new AbortController();
     // The server logs the 429 before the client has read it; abort only once the answer has
-    // reached undici (its diagnostics channel), or this tests an abort in flight instead.
+    // reached the client (its diagnostics channel), or this tests an abort in flight instead.
     const answered = responseEnded('PATCH');
     const pending = create('busy-5', controller.signal);
     await answered;
@@ -194,6 +211,28 @@ describe('429 TooManyRequests', () => {
       'Apply ConfigMap "busy-5-config" in namespace "workers": aborted while waiting to retry after 429 TooManyRequests',
     );
     expect(patches()).toEqual([429]);
+  });
+});
+
+describe('a stream the server refuses unprocessed', () => {
+  test('is sent once more over HTTP/2, and never over HTTP/1.1, which cannot say so', async () => {
+    await using api = await h.connect();
+    const overH2 = h.sim.stats().h2 > 0;
+    h.sim.clearLog();
+    h.sim.addFault({ method: 'PATCH', nth: 2, action: { type: 'refuse-stream' } });
+    const job = ocp.create('worker-template', { VM_NAME: 'refused' }, { ...WORKER, api });
+    const secret = '/api/v1/namespaces/workers/secrets/refused-credentials';
+    const attempts = (): number[] =>
+      h.sim.log.filter((e) => e.method === 'PATCH' && e.path === secret).map((e) => e.status);
+    if (overH2) {
+      expect((await job).map((r) => r.name)).toEqual(['refused-config', 'refused-credentials', 'refused']);
+      expect(attempts()).toEqual([0, 201]);
+    } else {
+      const error = instance(await rejection(job), ocp.OperationError);
+      expect(error.failures[0]?.error.message).toContain('may or may not have been applied');
+      expect(attempts()).toEqual([0]);
+    }
+    await ocp.delete('worker-template', { VM_NAME: 'refused' }, { ...WORKER, api });
   });
 });
 
