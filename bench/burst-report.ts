@@ -28,7 +28,7 @@ function table(rows: BurstRow[], protocol: BurstRow['protocol'], latencyMs: numb
       if (!create || !remove) continue;
       const relative = single ? (create.wallMs / k / single.wallMs).toFixed(3) : '—';
       lines.push(
-        `| ${k} | ${LABEL[impl]} | ${f0(create.wallMs)} | ${relative} | ${f0(create.p50Ms)} / ${f0(create.p99Ms)} | ${f0(remove.wallMs)} | ${create.connections} | ${create.handshakes} | ${f0(create.cpuMs + remove.cpuMs)} | ${Math.round(Math.max(create.peakHeapBytes, remove.peakHeapBytes) / 1024)} |`,
+        `| ${k} | ${LABEL[impl]} | ${f0(create.wallMs)} | ${relative} | ${f0(create.p50Ms)} / ${f0(create.p99Ms)} | ${f0(remove.wallMs)} | ${create.connections} | ${create.handshakes} (${create.resumed}) | ${f0(create.cpuMs + remove.cpuMs)} | ${Math.round(Math.max(create.peakHeapBytes, remove.peakHeapBytes) / 1024)} |`,
       );
     }
   }
@@ -60,9 +60,14 @@ export function burstTargets(rows: BurstRow[], maxSockets: number): string[] {
       );
     }
   }
-  const sockets = Math.max(0, ...rows.filter((r) => r.impl === 'library').map((r) => r.connections));
+  const sockets = (protocol: BurstRow['protocol']): number =>
+    Math.max(
+      0,
+      ...rows.filter((r) => r.impl === 'library' && r.protocol === protocol).map((r) => r.connections),
+    );
   lines.push(
-    `| library sockets per Connection bounded by \`maxSockets\` (default ${maxSockets}) | at most ${sockets} in any burst |`,
+    `| library sockets per Connection bounded by \`maxSockets\` (default ${maxSockets}) over HTTP/1.1 | at most ${sockets('http1')} in any burst |`,
+    `| library connections to a server offering HTTP/2 | at most ${sockets('h2')} in any burst |`,
   );
   return lines;
 }
@@ -80,9 +85,11 @@ Each job creates the 4 objects of a Template (2 + 4 requests), then each deletes
 replay, all K jobs at once on ONE client. Each figure is the median of 3 bursts (percentiles, CPU
 and heap from the median burst). Every burst runs in a fresh client process, so the create
 burst opens its sockets (after the one warm request every client makes first, like \`connect()\`).
-The library speaks HTTP/1.1 with at most 32 sockets (\`maxSockets\`); "raw" clients send the same
-requests and nothing else. Connections and TLS handshakes are the simulator's counts for both
-phases; "per job vs K=1" is (burst time / K) / the K = 1 time.
+The library speaks HTTP/2 on one connection to the server that offers it, and HTTP/1.1 with at
+most 32 sockets (\`maxSockets\`) to the HTTP/1.1-only one; "raw" clients send the same requests
+and nothing else. Connections and TLS handshakes are the simulator's counts for both phases (in
+brackets: how many of the handshakes resumed a TLS session); "per job vs K=1" is (burst time / K)
+/ the K = 1 time.
 
 ${sections.join('\n')}
 ![create burst time against K](bursts.svg)

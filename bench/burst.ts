@@ -27,6 +27,8 @@ export interface BurstRow {
   requests: number;
   connections: number;
   handshakes: number;
+  /** Of those, handshakes that resumed a TLS session. */
+  resumed: number;
 }
 
 /** Requests one job sends: the Template GET, the processing POST and one per object. */
@@ -106,6 +108,7 @@ export async function runBursts(plan: BurstPlan, progress: (line: string) => voi
               requests: number;
               connections: number;
               handshakes: number;
+              resumed: number;
             }[] = [];
             for (let run = 0; run < plan.runs; run++) {
               sim.clearLog();
@@ -119,12 +122,14 @@ export async function runBursts(plan: BurstPlan, progress: (line: string) => voi
                 requests: sim.log.length,
                 connections: after.connections - before.connections,
                 handshakes: after.handshakes - before.handshakes,
+                resumed: after.resumedHandshakes - before.resumedHandshakes,
               });
             }
             const counts = {
               requests: Math.max(...samples.map((x) => x.requests)),
               connections: Math.max(...samples.map((x) => x.connections)),
               handshakes: Math.max(...samples.map((x) => x.handshakes)),
+              resumed: Math.min(...samples.map((x) => x.resumed)),
             };
             for (const phase of ['create', 'delete'] as const) {
               // The run whose time is the median, so that its percentiles, CPU and heap belong together.
@@ -150,7 +155,7 @@ export async function runBursts(plan: BurstPlan, progress: (line: string) => voi
               delete: rows.at(-1) ?? { wallMs: 0 },
             };
             progress(
-              `burst ${protocol.padEnd(5)} ${String(latencyMs).padStart(2)}ms K=${String(k).padStart(3)} ${impl.padEnd(8)} create ${result.create.wallMs.toFixed(0).padStart(6)} ms  delete ${result.delete.wallMs.toFixed(0).padStart(6)} ms  ${counts.requests} req ${counts.connections} conn ${counts.handshakes} tls`,
+              `burst ${protocol.padEnd(5)} ${String(latencyMs).padStart(2)}ms K=${String(k).padStart(3)} ${impl.padEnd(8)} create ${result.create.wallMs.toFixed(0).padStart(6)} ms  delete ${result.delete.wallMs.toFixed(0).padStart(6)} ms  ${counts.requests} req ${counts.connections} conn ${counts.handshakes} tls (${counts.resumed} resumed)`,
             );
           }
         }
