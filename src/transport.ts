@@ -344,20 +344,18 @@ export class Transport {
   /**
    * The bounded HTTP/1.1 pool. Its first socket is the negotiating handshake's. undici remembers TLS
    * sessions only through WeakRefs (undici lib/core/connect.js, SessionCache), so a garbage
-   * collection forgets them; the ticket kept here lets every later socket resume.
+   * collection forgets them; each new socket is given the ticket held here instead, and resumes.
    */
   #createPool(undici: Undici): Dispatcher {
-    // Typed as returning nothing, undici's connector returns its socket; undici cancels a pending
-    // connect through it (undici lib/dispatcher/client.js, connect), so it is passed on.
-    const connector = undici.buildConnector({
+    const options = {
       ...this.#settings.tls,
       timeout: this.#settings.connectTimeout,
       keepAlive: true,
       keepAliveInitialDelay: 30_000,
       allowH2: false,
-    }) as (...args: Parameters<ReturnType<Undici['buildConnector']>>) => TLSSocket | undefined;
+    };
     return new undici.Agent({
-      connect: (options, callback) => {
+      connect: (target, callback) => {
         const spare = this.#spare;
         this.#spare = undefined;
         if (spare && !spare.destroyed) {
@@ -365,7 +363,13 @@ export class Transport {
           process.nextTick(callback, null, spare);
           return;
         }
-        return connector(options, (...result) => {
+        // Typed as returning nothing, undici's connector returns its socket; undici cancels a
+        // pending connect through it (undici lib/dispatcher/client.js, connect), so it is passed on.
+        const connect = undici.buildConnector({
+          ...options,
+          ...(this.#ticket ? { session: this.#ticket } : {}),
+        }) as (...args: Parameters<ReturnType<Undici['buildConnector']>>) => TLSSocket | undefined;
+        return connect(target, (...result) => {
           if (result[1]) this.#keepTicket(result[1] as TLSSocket);
           callback(...result);
         });

@@ -2,6 +2,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, instance, rejection, settles, WORKER } from '../helpers.ts';
@@ -89,6 +91,37 @@ describe('pooling and ownership', () => {
     ]);
     expect(await ocp.delete('template-maker', {}, { ...WORKER, api })).toHaveLength(1);
   });
+});
+
+describe('the transport the server offers', () => {
+  test.each(['h2', 'http1'] as const)(
+    'a server offering %s: later handshakes resume the TLS session, even after a garbage collection',
+    async (protocol) => {
+      const sim = await startSimulator({ protocol });
+      const path = join(dir, `resume-${protocol}.json`);
+      try {
+        await sim.writeKubeconfig(path);
+        await using api = await ocp.connect({ kubeconfig: path });
+        await ocp.process('worker-template', { VM_NAME: 'r' }, { ...WORKER, api });
+        // New connections: a burst grows the HTTP/1.1 pool; HTTP/2 needs a new session after a drop.
+        if (protocol === 'h2') sim.dropConnections();
+        const names = Array.from({ length: protocol === 'h2' ? 1 : 8 }, (_, i) => `r${String(i)}`);
+        // undici's own session cache holds WeakRefs: a collection here empties it.
+        setFlagsFromString('--expose-gc');
+        (runInNewContext('gc') as () => void)();
+        await Promise.all(
+          names.map((name) => ocp.process('worker-template', { VM_NAME: name }, { ...WORKER, api })),
+        );
+        const stats = sim.stats();
+        expect(stats.handshakes).toBeGreaterThan(1);
+        expect(stats.resumedHandshakes).toBe(stats.handshakes - 1);
+        if (protocol === 'h2') expect([stats.connections, stats.http1]).toEqual([2, 0]);
+        else expect(stats.h2).toBe(0);
+      } finally {
+        await sim.close();
+      }
+    },
+  );
 });
 
 describe('TLS and credentials', () => {
