@@ -142,7 +142,11 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
     throw loadError('the TLS settings of the current context', error, makeRedactor(secretsOf(kc)));
   }
   if (options.verifySsl === false && tls) tls.rejectUnauthorized = false;
-  const settings = { timeouts, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS };
+  const settings = {
+    timeouts,
+    maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
+    http2: options.http2 ?? true,
+  };
   const connection = new ClusterConnection(kc, k8s, undici, tls, settings, secretsOf(kc));
   try {
     // One cheap, authenticated request proves TLS and credentials, and core discovery is cached.

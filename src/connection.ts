@@ -270,7 +270,7 @@ export class ClusterConnection implements Connection {
     k8s: ClientNode,
     undici: Undici,
     tls: Record<string, unknown> | undefined,
-    settings: { timeouts: Timeouts; maxSockets: number },
+    settings: { timeouts: Timeouts; maxSockets: number; http2: boolean },
     secrets: string[],
   ) {
     this.#kc = kc;
@@ -290,6 +290,7 @@ export class ClusterConnection implements Connection {
             tls,
             connectTimeout: settings.timeouts.connect,
             maxSockets: settings.maxSockets,
+            http2: settings.http2,
           });
     this.discovery = new DiscoveryCache((apiVersion) => this.#fetchDiscovery(apiVersion));
     const user = kc.getCurrentUser()?.name ?? '(none)';

@@ -131,8 +131,8 @@ async function onReferenceTargets<O extends ReferenceOptions, T>(
  * TLS and authentication problems surface here. TLS is verified unless `verifySsl: false`.
  * Never writes files. Close it with `close()` or `await using`. One Connection serves many
  * concurrent operations: over one HTTP/2 connection when the server offers HTTP/2 (as
- * kube-apiserver does), else over at most `maxSockets` HTTP/1.1 sockets (default 32); `signal`
- * cancels connecting. Unknown option names are refused, with the likely intended one.
+ * kube-apiserver does, unless `http2: false`), else over at most `maxSockets` HTTP/1.1 sockets
+ * (default 32); `signal` cancels connecting. Unknown option names are refused, with the likely intended one.
  *
  * @param options - where the credentials come from, TLS verification and the default timeout.
  * @returns an open {@link Connection} with its own keep-alive pool and discovery cache.

@@ -39,6 +39,8 @@ export interface TransportSettings {
   tls: Record<string, unknown>;
   connectTimeout: number;
   maxSockets: number;
+  /** Offer `h2` by ALPN; false offers HTTP/1.1 only. */
+  http2: boolean;
 }
 
 /** The answer's headers (or a body piece) did not come within the read limit. */
@@ -178,7 +180,7 @@ export class Transport {
   }
 
   async #negotiate(): Promise<ClientHttp2Session | undefined> {
-    const socket = await this.#handshake(['h2', 'http/1.1']);
+    const socket = await this.#handshake(this.#settings.http2 ? ['h2', 'http/1.1'] : ['http/1.1']);
     if (socket.alpnProtocol !== 'h2') {
       this.#protocol = 'http/1.1';
       this.#spare = socket;

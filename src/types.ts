@@ -52,6 +52,11 @@ export interface ConnectOptions {
    * offers HTTP/2 gets one connection, whatever this says.
    */
   maxSockets?: number | undefined;
+  /**
+   * `false` offers only HTTP/1.1 to the server, as client-go's `DISABLE_HTTP2` does, for networks
+   * that mishandle HTTP/2. Default `true`: HTTP/2 when the server offers it.
+   */
+  http2?: boolean | undefined;
 }
 
 /** Options every operation takes. */

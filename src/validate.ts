@@ -75,7 +75,16 @@ export type Call =
   'connect' | 'process' | 'create' | 'get' | 'delete' | 'get with resources' | 'delete with resources';
 
 export const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
-  connect: ['kubeconfig', 'context', 'inCluster', 'verifySsl', 'requestTimeout', 'signal', 'maxSockets'],
+  connect: [
+    'kubeconfig',
+    'context',
+    'inCluster',
+    'verifySsl',
+    'requestTimeout',
+    'signal',
+    'maxSockets',
+    'http2',
+  ],
   process: [...COMMON_KEYS, 'templateNamespace'],
   create: [...COMMON_KEYS, 'templateNamespace', 'fieldManager', 'dryRun'],
   get: [...COMMON_KEYS, 'templateNamespace'],
@@ -263,13 +272,14 @@ export function checkConnectOptions(options: unknown): Issues {
   if (options === undefined) return issues;
   if (!isRecord(options)) return [`options must be an object, got ${describe(options)}`];
   checkOptionKeys('connect', options, issues);
-  const { kubeconfig, context, inCluster, verifySsl, maxSockets } = options;
+  const { kubeconfig, context, inCluster, verifySsl, maxSockets, http2 } = options;
   if (kubeconfig !== undefined && (typeof kubeconfig !== 'string' || kubeconfig === ''))
     issues.push('kubeconfig must be a non-empty path');
   if (context !== undefined && (typeof context !== 'string' || context === ''))
     issues.push('context must be a non-empty string');
   if (inCluster !== undefined && typeof inCluster !== 'boolean') issues.push('inCluster must be a boolean');
   if (verifySsl !== undefined && typeof verifySsl !== 'boolean') issues.push('verifySsl must be a boolean');
+  if (http2 !== undefined && typeof http2 !== 'boolean') issues.push('http2 must be a boolean');
   if (inCluster === true && (kubeconfig !== undefined || context !== undefined)) {
     issues.push('inCluster cannot be combined with kubeconfig or context');
   }

@@ -124,6 +124,27 @@ describe('the transport the server offers', () => {
   );
 });
 
+describe('http2: false', () => {
+  test('offers the server HTTP/1.1 only, and anything but a boolean is refused', async () => {
+    const sim = await startSimulator({ protocol: 'h2' });
+    const path = join(dir, 'no-h2.json');
+    try {
+      await sim.writeKubeconfig(path);
+      await using api = await ocp.connect({ kubeconfig: path, http2: false });
+      await ocp.process('worker-template', { VM_NAME: 'plain' }, { ...WORKER, api });
+      const stats = sim.stats();
+      expect([stats.h2, stats.http1 > 0]).toEqual([0, true]);
+      const refused = instance(
+        await rejection(ocp.connect({ kubeconfig: path, http2: 'no' as unknown as boolean })),
+        ocp.ValidationError,
+      );
+      expect(refused.issues).toEqual(['http2 must be a boolean']);
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
 describe('TLS and credentials', () => {
   test('TLS is verified by default: an unknown CA fails at connect and leaves nothing open', async () => {
     const stranger = await startSimulator({ seedExamples: false });
