@@ -10,12 +10,13 @@ import {
   deleteAll,
   type RawTransport,
   rawH1,
+  rawH2,
   readAll,
   type Rendered,
   render as rawRender,
 } from './raw.ts';
 
-export type Impl = 'library' | 'baseline' | 'raw';
+export type Impl = 'library' | 'baseline' | 'raw' | 'raw-h2';
 export type Op =
   'connect' | 'process' | 'create' | 'get' | 'get-ref' | 'delete' | 'setup-create' | 'delete-ref' | 'close';
 
@@ -47,15 +48,18 @@ interface BaselineState {
 const library: LibraryState = { refs: [] };
 const raw: { client?: RawTransport; applied: Rendered[] } = { applied: [] };
 
-/** The same requests as the library and nothing else, over plain undici (bench/raw.ts). */
-async function rawOp(op: Op, template: string, kubeconfig: string): Promise<void> {
+/**
+ * The same requests as the library and nothing else (bench/raw.ts): over plain undici with
+ * HTTP/1.1 keep-alive, or over one node:http2 session.
+ */
+async function rawOp(op: Op, template: string, kubeconfig: string, h2: boolean): Promise<void> {
   const send = (method: string, path: string, body?: unknown, type?: string): Promise<unknown> => {
     if (!raw.client) throw new Error('not connected');
     return raw.client.send(method, path, body, type);
   };
   switch (op) {
     case 'connect':
-      raw.client = rawH1(kubeconfig);
+      raw.client = h2 ? rawH2(kubeconfig) : rawH1(kubeconfig);
       await send('GET', '/api/v1');
       return;
     case 'process':
@@ -232,7 +236,8 @@ async function measure(command: Command): Promise<Measurement> {
   const started = performance.now();
   try {
     if (command.impl === 'library') await libraryOp(command.op, command.template, command.kubeconfig);
-    else if (command.impl === 'raw') await rawOp(command.op, command.template, command.kubeconfig);
+    else if (command.impl === 'raw' || command.impl === 'raw-h2')
+      await rawOp(command.op, command.template, command.kubeconfig, command.impl === 'raw-h2');
     else await baselineOp(command.op, command.template, command.kubeconfig);
   } finally {
     clearInterval(sampler);

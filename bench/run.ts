@@ -25,7 +25,10 @@ const smoke = values.smoke;
 const LATENCIES = smoke ? [0] : [0, 10];
 const SIZES = smoke ? [1, 10] : [1, 10, 100, 500];
 const SPREADS = [1, 3];
-const IMPLS: Impl[] = smoke ? ['library'] : ['library', 'raw', 'baseline'];
+// One raw node:http2 session only at 0 ms, where the client's own cost per request shows; at 10 ms
+// every client waits on the latency.
+const implsAt = (latency: number): Impl[] =>
+  smoke ? ['library'] : ['library', 'raw', ...(latency === 0 ? (['raw-h2'] as const) : []), 'baseline'];
 const MEASURED: Op[] = [
   'connect',
   'process',
@@ -174,7 +177,7 @@ try {
     for (const d of SPREADS) {
       for (const n of SIZES) {
         const template = `bench-${n}-${d}`;
-        for (const impl of IMPLS) {
+        for (const impl of implsAt(latency)) {
           const samples = new Map<
             Op,
             { m: Measurement; requests: number; connections: number; handshakes: number; serverMs: number }[]

@@ -395,7 +395,8 @@ export class ClusterConnection implements Connection {
       : await this.#sendThroughClientNode(await this.#context(request), timeouts, signal);
     // undici frees the socket for the pool a turn after the body ends; without this wait the
     // next sequential request finds it busy and opens a second connection (one more handshake).
-    await nextTurn();
+    // HTTP/2 streams share their session and need no such wait.
+    if (this.#transport?.protocol !== 'h2') await nextTurn();
     return answer;
   }
 

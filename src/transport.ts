@@ -128,7 +128,8 @@ export class Transport {
   #opening: Promise<ClientHttp2Session | undefined> | undefined;
   /** The negotiating handshake's socket when the server chose HTTP/1.1: the pool's first socket. */
   #spare: TLSSocket | undefined;
-  #active = 0;
+  /** Streams in flight per session: a replaced session may still finish some. */
+  readonly #active = new WeakMap<ClientHttp2Session, number>();
 
   constructor(undici: Undici, settings: TransportSettings) {
     this.#settings = settings;
@@ -307,7 +308,9 @@ export class Transport {
       });
       stream.on('error', fail);
       stream.on('close', () => {
-        fail(new Error(`the HTTP/2 stream closed before the answer ended (code ${stream.rstCode})`));
+        // Every stream closes, most after their answer: build no Error (and stack) for those.
+        if (!settled)
+          fail(new Error(`the HTTP/2 stream closed before the answer ended (code ${stream.rstCode})`));
       });
       if (exchange.body !== undefined) stream.end(exchange.body);
     });
@@ -315,10 +318,12 @@ export class Transport {
 
   /** A session with streams in flight keeps the process alive; an idle one does not. */
   #track(session: ClientHttp2Session, change: 1 | -1): void {
-    this.#active += change;
+    const active = (this.#active.get(session) ?? 0) + change;
+    this.#active.set(session, active);
     if (session.destroyed) return;
-    if (this.#active > 0) session.ref();
-    else session.unref();
+    // Only on the edges, so a burst of streams refs the session once.
+    if (active === 1 && change === 1) session.ref();
+    else if (active === 0) session.unref();
   }
 
   async #sendH1(exchange: Exchange): Promise<Answer> {
