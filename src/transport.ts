@@ -2,15 +2,12 @@
 // kube-apiserver does, and a bounded HTTP/1.1 pool when it does not. The choice is made once, by
 // the first TLS handshake, and that handshake's socket is used either way.
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  type ClientHttp2Session,
-  type ClientHttp2Stream,
-  connect as connectH2,
-  constants,
-  type IncomingHttpStatusHeader,
-} from 'node:http2';
-import { isIP } from 'node:net';
-import { connect as connectTls, type TLSSocket } from 'node:tls';
+import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpStatusHeader } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+
+/** HTTP/2 error codes (RFC 9113 section 7), so node:http2 loads only when a Connection needs it. */
+const REFUSED_STREAM = 0x7;
+const CANCEL = 0x8;
 
 type Undici = Pick<typeof import('undici'), 'Agent' | 'buildConnector'>;
 type Dispatcher = InstanceType<Undici['Agent']>;
@@ -188,6 +185,8 @@ export class Transport {
       return undefined;
     }
     this.#protocol = 'h2';
+    // Loaded here, not at import: node:http2 and node:tls cost about 15 ms to load.
+    const { connect: connectH2 } = await import('node:http2');
     const session = connectH2(this.#settings.origin, { createConnection: () => socket });
     // Stream errors reach their requests; the session's own errors must not crash the process.
     session.on('error', () => undefined);
@@ -202,18 +201,21 @@ export class Transport {
   }
 
   /** TCP + TLS to the server, offering these protocols, within the connect limit. */
-  #handshake(protocols: string[]): Promise<TLSSocket> {
+  async #handshake(protocols: string[]): Promise<TLSSocket> {
+    const [{ connect: connectTls }, { isIP }] = await Promise.all([import('node:tls'), import('node:net')]);
     const url = new URL(this.#settings.origin);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    // SNI carries host names only, never an IP address (RFC 6066 section 3).
     const servername =
       typeof this.#settings.tls.servername === 'string'
         ? this.#settings.tls.servername
-        : isIP(url.hostname) === 0
-          ? url.hostname
+        : isIP(host) === 0
+          ? host
           : undefined;
     return new Promise((resolve, reject) => {
       const socket = connectTls({
         ...this.#settings.tls,
-        host: url.hostname.replace(/^\[|\]$/g, ''),
+        host,
         port: Number(url.port || 443),
         ...(servername === undefined ? {} : { servername }),
         ALPNProtocols: protocols,
@@ -273,8 +275,8 @@ export class Transport {
       const fail = (error: Error): void => {
         if (!settle()) return;
         // Only a reset: destroying the stream right after closing it is what wedges node:http2.
-        if (!stream.closed) stream.close(constants.NGHTTP2_CANCEL);
-        const refused = code === 0 && stream.rstCode === constants.NGHTTP2_REFUSED_STREAM;
+        if (!stream.closed) stream.close(CANCEL);
+        const refused = code === 0 && stream.rstCode === REFUSED_STREAM;
         reject(refused ? new RefusedStreamError(error) : error);
       };
       const onAbort = (): void => {
