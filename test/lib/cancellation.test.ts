@@ -6,64 +6,59 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
-import { startSimulator } from '../../simulator/index.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { type Harness, harness, instance, rejection, WORKER } from '../helpers.ts';
 
 const run = promisify(execFile);
+
+/**
+ * Runs a fixture script in a child process against a fresh simulator offering `protocol`. A child
+ * that never ends (a wedged event loop, a socket holding the process open) is killed at the
+ * deadline, which fails the test instead of hanging it.
+ */
+async function runFixture(
+  protocol: 'h2' | 'http1',
+  fixture: string,
+  deadlineMs: number,
+): Promise<{ output: unknown; stats: ReturnType<Simulator['stats']> }> {
+  const sim = await startSimulator({ protocol });
+  const path = `${process.env.TMPDIR ?? '/tmp'}/ots-fixture-${protocol}-${process.pid}.json`;
+  try {
+    await sim.writeKubeconfig(path);
+    const { stdout } = await run(process.execPath, [`test/fixtures/${fixture}`], {
+      env: { ...process.env, OTS_FIXTURE_KUBECONFIG: path },
+      timeout: deadlineMs,
+      killSignal: 'SIGKILL',
+    });
+    return { output: JSON.parse(stdout) as unknown, stats: sim.stats() };
+  } finally {
+    await sim.close();
+  }
+}
 
 describe.each(['h2', 'http1'] as const)(
   'aborts 0-2 ms into creates and deletes, server offering %s',
   (protocol) => {
     test('leave a responsive process and a working Connection', async () => {
-      const sim = await startSimulator({ protocol });
-      const path = `${process.env.TMPDIR ?? '/tmp'}/ots-storm-${protocol}-${process.pid}.json`;
-      try {
-        await sim.writeKubeconfig(path);
-        // A wedged child never finishes; the deadline turns that into a failure instead of a hang.
-        const { stdout } = await run(process.execPath, ['test/fixtures/abort-storm.ts'], {
-          env: { ...process.env, OTS_STORM_KUBECONFIG: path },
-          timeout: 90_000,
-          killSignal: 'SIGKILL',
-        });
-        const result = JSON.parse(stdout) as {
-          aborted: number;
-          completed: number;
-          after: number;
-          maxLoopDelayMs: number;
-        };
-        expect(result.aborted + result.completed).toBe(150);
-        expect(result.aborted).toBeGreaterThan(0);
-        expect(result.after).toBe(3);
-        // Not a speed check: a wedged event loop stalls for seconds, a healthy one for milliseconds.
-        expect(result.maxLoopDelayMs).toBeLessThan(5_000);
-        // The transport the server offered is the one the storm ran on.
-        const stats = sim.stats();
-        if (protocol === 'h2') expect([stats.http1, stats.h2 > 0]).toEqual([0, true]);
-        else expect(stats.h2).toBe(0);
-      } finally {
-        await sim.close();
-      }
+      const { output, stats } = await runFixture(protocol, 'abort-storm.ts', 90_000);
+      const result = output as { aborted: number; completed: number; after: number; maxLoopDelayMs: number };
+      expect(result.aborted + result.completed).toBe(150);
+      expect(result.aborted).toBeGreaterThan(0);
+      expect(result.after).toBe(3);
+      // Not a speed check: a wedged event loop stalls for seconds, a healthy one for milliseconds.
+      expect(result.maxLoopDelayMs).toBeLessThan(5_000);
+      // The transport the server offered is the one the storm ran on.
+      if (protocol === 'h2') expect([stats.http1, stats.h2 > 0]).toEqual([0, true]);
+      else expect(stats.h2).toBe(0);
     }, 120_000);
   },
 );
 
 describe.each(['h2', 'http1'] as const)('a Connection never closed, server offering %s', (protocol) => {
   test('does not keep the process alive once idle', async () => {
-    const sim = await startSimulator({ protocol });
-    const path = `${process.env.TMPDIR ?? '/tmp'}/ots-forgotten-${protocol}-${process.pid}.json`;
-    try {
-      await sim.writeKubeconfig(path);
-      // A process held open by an idle socket never exits; the deadline turns that into a failure.
-      const { stdout } = await run(process.execPath, ['test/fixtures/forgotten-connection.ts'], {
-        env: { ...process.env, OTS_FORGOTTEN_KUBECONFIG: path },
-        timeout: 30_000,
-        killSignal: 'SIGKILL',
-      });
-      expect(JSON.parse(stdout)).toEqual({ objects: 3 });
-      expect(sim.stats()[protocol]).toBeGreaterThan(0);
-    } finally {
-      await sim.close();
-    }
+    const { output, stats } = await runFixture(protocol, 'forgotten-connection.ts', 30_000);
+    expect(output).toEqual({ objects: 3 });
+    expect(stats[protocol]).toBeGreaterThan(0);
   }, 60_000);
 });
 
