@@ -309,8 +309,9 @@ export class SimulatorServer {
   dropConnections(): void {
     // The last stream each session accepted: what a server says it may have processed (RFC 9113
     // section 6.8); streams above it the client may safely send again.
+    // A session the client just closed is destroyed before its 'close' event removes it here.
     for (const session of this.#sessions)
-      session.goaway(h2.NGHTTP2_NO_ERROR, this.#lastStream.get(session) ?? 0);
+      if (!session.destroyed) session.goaway(h2.NGHTTP2_NO_ERROR, this.#lastStream.get(session) ?? 0);
     for (const session of this.#sessions) session.destroy();
     for (const socket of this.#sockets) socket.destroy();
   }

@@ -156,7 +156,8 @@ export class Transport {
     this.#session = undefined;
     this.#protocol = undefined;
     this.#spare?.destroy();
-    if (session && !session.closed) {
+    // close() of a destroyed session never calls back.
+    if (session && !session.closed && !session.destroyed) {
       session.ref();
       await new Promise<void>((resolve) => {
         session.close(resolve);

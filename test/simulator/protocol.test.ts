@@ -373,4 +373,25 @@ describe('HTTP/2 as kube-apiserver offers it', () => {
       await plain.close();
     }
   });
+  test('dropping connections again before the sessions have closed does not throw', async () => {
+    const own = await startSimulator({ seedExamples: false });
+    const { connect } = await import('node:http2');
+    const client = connect(own.url, { ca: own.caCert });
+    client.on('error', () => undefined);
+    try {
+      await new Promise<void>((resolve) =>
+        client.once('remoteSettings', () => {
+          resolve();
+        }),
+      );
+      // The first drop destroys the session; it stays known until its 'close' event, a tick later.
+      own.dropConnections();
+      expect(() => {
+        own.dropConnections();
+      }).not.toThrow();
+    } finally {
+      client.destroy();
+      await own.close();
+    }
+  });
 });
