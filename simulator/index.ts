@@ -74,8 +74,11 @@ export interface Simulator {
   };
   /** `h2` or `http1`: what the server offers. */
   readonly protocol: Protocol;
-  /** Ends every open connection now (GOAWAY first over HTTP/2); the server keeps listening. */
-  dropConnections(): void;
+  /**
+   * Ends every open connection now, GOAWAY first over HTTP/2 unless `goaway: false` (a crashed
+   * server or a load balancer that cuts TCP); the server keeps listening.
+   */
+  dropConnections(options?: { goaway?: boolean }): void;
   setLatency(ms: number): void;
   addFault(rule: FaultRule): void;
   clearFaults(): void;
@@ -175,8 +178,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ...server.requests,
     }),
     protocol,
-    dropConnections: () => {
-      server.dropConnections();
+    dropConnections: (options) => {
+      server.dropConnections(options);
     },
     setLatency: (ms) => {
       server.latencyMs = ms;

@@ -306,11 +306,11 @@ export class SimulatorServer {
    * Ends every connection at once, as an API server restarting behind a load balancer does:
    * HTTP/2 sessions get a GOAWAY first, then every socket is destroyed.
    */
-  dropConnections(): void {
+  dropConnections({ goaway = true }: { goaway?: boolean } = {}): void {
     // The last stream each session accepted: what a server says it may have processed (RFC 9113
     // section 6.8); streams above it the client may safely send again.
     // A session the client just closed is destroyed before its 'close' event removes it here.
-    for (const session of this.#sessions)
+    for (const session of goaway ? this.#sessions : [])
       if (!session.destroyed) session.goaway(h2.NGHTTP2_NO_ERROR, this.#lastStream.get(session) ?? 0);
     for (const session of this.#sessions) session.destroy();
     for (const socket of this.#sockets) socket.destroy();

@@ -236,6 +236,22 @@ describe('a stream the server refuses unprocessed', () => {
   });
 });
 
+describe('a connection cut without GOAWAY while idle', () => {
+  test('the next requests open a new connection and succeed, every time', async () => {
+    await using api = await h.connect();
+    for (let round = 0; round < 20; round++) {
+      h.sim.dropConnections({ goaway: false });
+      await settles(() => h.sim.stats().openSockets, 0);
+      const objects = await ocp.process(
+        'worker-template',
+        { VM_NAME: `cut-${String(round)}` },
+        { ...WORKER, api },
+      );
+      expect(objects).toHaveLength(3);
+    }
+  });
+});
+
 describe('a dropped connection during a burst', () => {
   test('loses or duplicates no mutation: every applied object is reported, none twice', async () => {
     await using api = await h.connect();
