@@ -2,7 +2,7 @@
 // reason, one attempt per mutation, exact success lists, a usable connection, no socket left.
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, settles, WORKER } from '../helpers.ts';
 import type { FaultAction, FaultRule } from '../../simulator/index.ts';
@@ -208,6 +208,10 @@ describe('fault matrix', () => {
       await setup.close();
       h.sim.clearLog();
       let api: ocp.Connection | undefined;
+      // A failed assertion must not leave this case's connection open for every later case to trip on.
+      onTestFinished(async () => {
+        await api?.close();
+      });
       let error: unknown;
       let result: unknown;
       const tlsOrRefusedAtConnect = step.name === 'connect' && fault.action === undefined;
