@@ -12,7 +12,7 @@ import {
   stoppedBy,
   ValidationError,
 } from './errors.ts';
-import { type Answer, Transport } from './transport.ts';
+import { type Answer, Transport, type Undici } from './transport.ts';
 import type { Connection, RequestTimeout } from './types.ts';
 import { isRecord } from './validate.ts';
 
@@ -24,7 +24,6 @@ const USER_AGENT = 'openshift-template-client';
 export const DEFAULT_MAX_SOCKETS = 32;
 
 type ClientNode = typeof import('@kubernetes/client-node');
-type Undici = Pick<typeof import('undici'), 'Agent' | 'buildConnector'>;
 
 /** The oldest Node.js that client-node 2.x and its undici 8 load on. */
 const MINIMUM_NODE = [22, 19] as const;
@@ -224,7 +223,6 @@ function pathWithQuery(request: ApiRequest): string {
   return text === '' ? request.path : `${request.path}?${text}`;
 }
 
-/** What one attempt at a request got back. */
 /** 429 with Retry-After is retried: the server did nothing. At most this often and this long. */
 const RETRY_ON_429 = { attempts: 5, totalMs: 30_000 } as const;
 

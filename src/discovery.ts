@@ -1,7 +1,7 @@
 // The per-connection discovery cache: one shared request per group-version, which no single
 // caller's signal can cancel, and a bounded re-discovery when a kind is missing (a CRD installed
 // after connect(), or a transient 404), as client-go's deferred discovery mapper does.
-import { type RequestError, stoppedBy } from './errors.ts';
+import { stoppedBy } from './errors.ts';
 import { isRecord } from './validate.ts';
 
 /** A discovered resource: the plural name for URLs and whether it lives in a namespace. */
@@ -29,21 +29,19 @@ interface Entry {
 }
 
 /**
- * Waits for a shared promise until it settles or this caller's signal fires; a fired signal stops
- * this caller only, never the shared work.
+ * Waits for a shared promise until it settles or this caller's signal fires, then rejects with
+ * `stopped(signal)`; a fired signal stops this caller only, never the shared work.
  */
 export function waitFor<T>(
   promise: Promise<T>,
   signal: AbortSignal | undefined,
-  step: string,
-  target: string,
+  stopped: (signal: AbortSignal) => Error,
 ): Promise<T> {
   if (!signal) return promise;
-  const stopped = (): RequestError => stoppedBy(step, target, signal);
-  if (signal.aborted) return Promise.reject(stopped());
+  if (signal.aborted) return Promise.reject(stopped(signal));
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => {
-      reject(stopped());
+      reject(stopped(signal));
     };
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
@@ -71,7 +69,7 @@ export class DiscoveryCache {
   /** The cached document, or one fetch shared by every concurrent first caller. */
   get(apiVersion: string, signal: AbortSignal | undefined): Promise<Document> {
     const entry = this.#entries.get(apiVersion) ?? this.#start(apiVersion);
-    return waitFor(entry.promise, signal, 'Discover', apiVersion);
+    return waitFor(entry.promise, signal, (s) => stoppedBy('Discover', apiVersion, s));
   }
 
   /**
@@ -81,7 +79,9 @@ export class DiscoveryCache {
   refresh(apiVersion: string, signal: AbortSignal | undefined): Promise<Document> {
     const entry = this.#entries.get(apiVersion);
     const fresh = entry && (!entry.settled || performance.now() - entry.fetchedAt < MIN_REDISCOVERY_MS);
-    return waitFor((fresh ? entry : this.#start(apiVersion)).promise, signal, 'Discover', apiVersion);
+    return waitFor((fresh ? entry : this.#start(apiVersion)).promise, signal, (s) =>
+      stoppedBy('Discover', apiVersion, s),
+    );
   }
 
   remember(apiVersion: string, resources: DiscoveredResource[]): void {

@@ -4,12 +4,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpStatusHeader } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
+import { waitFor } from './discovery.ts';
 
 /** HTTP/2 error codes (RFC 9113 section 7), so node:http2 loads only when a Connection needs it. */
 const REFUSED_STREAM = 0x7;
 const CANCEL = 0x8;
 
-type Undici = Pick<typeof import('undici'), 'Agent' | 'buildConnector'>;
+export type Undici = Pick<typeof import('undici'), 'Agent' | 'buildConnector'>;
 type Dispatcher = InstanceType<Undici['Agent']>;
 
 /** One request as the transport sends it; the caller has built headers and body. */
@@ -92,22 +93,6 @@ function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('aborted', 'AbortError');
 }
 
-/** The promise's outcome, or the signal's reason if it fires first; the promise runs on. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(abortReason(signal));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise
-      .finally(() => {
-        signal.removeEventListener('abort', onAbort);
-      })
-      .then(resolve, reject);
-  });
-}
-
 /**
  * Sends every request of one Connection. HTTP/2 runs on node:http2 directly, not on undici's HTTP/2
  * client: that one wedges the process when a stream is aborted right after it starts (a stream
@@ -175,7 +160,7 @@ export class Transport {
     this.#opening ??= this.#negotiate().finally(() => {
       this.#opening = undefined;
     });
-    return signal ? untilAborted(this.#opening, signal) : this.#opening;
+    return waitFor(this.#opening, signal, abortReason);
   }
 
   async #negotiate(): Promise<ClientHttp2Session | undefined> {
