@@ -3,15 +3,10 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import {
-  abortedBeforeSending,
-  ClusterConnection,
-  DEFAULT_MAX_SOCKETS,
-  DEFAULT_TIMEOUT,
-  loadClientNode,
-  toTimeouts,
-} from './connection.ts';
+import { ClusterConnection, DEFAULT_MAX_SOCKETS, DEFAULT_TIMEOUT, toTimeouts } from './connection.ts';
 import { parseDiscovery } from './discovery.ts';
+import { abortedBeforeSending } from './failures.ts';
+import { loadClientNode } from './runtime.ts';
 import { makeRedactor, type Redactor, RequestError, ValidationError } from './errors.ts';
 import type { ConnectOptions } from './types.ts';
 import { checkConnectOptions } from './validate.ts';

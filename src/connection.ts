@@ -1,18 +1,21 @@
-// One Connection: the kubeconfig, one bounded keep-alive pool with real connect/read timeouts, the
-// single request function every call goes through (429 retries included), and discovery.
+// One Connection: its transport, its credentials, its discovery cache, and the single request
+// function every call goes through (timeouts, signals, 429 retries, debug lines, redaction).
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { debuglog } from 'node:util';
 import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
+import { makeRedactor, type Redactor, RequestError, stoppedBy } from './errors.ts';
 import {
-  makeRedactor,
-  type Redactor,
-  redactStatus,
-  RequestError,
-  stoppedBy,
-  ValidationError,
-} from './errors.ts';
-import { type Answer, Transport, type Undici } from './transport.ts';
+  abortedBeforeSending,
+  closedBeforeSending,
+  deadlineError,
+  type FailedRequest,
+  statusError,
+  transportError,
+} from './failures.ts';
+import { overloadHint, retryDelay, shouldRetry } from './retry.ts';
+import type { ClientNode, Undici } from './runtime.ts';
+import { type Answer, Transport } from './transport.ts';
 import type { Connection, RequestTimeout } from './types.ts';
 import { isRecord } from './validate.ts';
 
@@ -22,39 +25,8 @@ export const DEFAULT_TIMEOUT = { connect: 10_000, read: 60_000 } as const;
 const USER_AGENT = 'openshift-template-client';
 /** Sockets per Connection unless connect() says otherwise: sequential work uses one. */
 export const DEFAULT_MAX_SOCKETS = 32;
-
-type ClientNode = typeof import('@kubernetes/client-node');
-
-/** The oldest Node.js that client-node 2.x and its undici 8 load on. */
-const MINIMUM_NODE = [22, 19] as const;
-
-let clientNode: Promise<{ k8s: ClientNode; undici: Undici }> | undefined;
-
-/** Refuses an older Node.js by name before loading anything that would crash the process on it. */
-export function unsupportedNode(version: string): string | undefined {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  const [needMajor, needMinor] = MINIMUM_NODE;
-  if (major > needMajor || (major === needMajor && minor >= needMinor)) return undefined;
-  return (
-    `Node.js ${version} is running, but openshift-template-client needs Node.js >= ${needMajor}.${needMinor} ` +
-    '(its HTTP client, undici 8, and @kubernetes/client-node 2 do not load on older versions)'
-  );
-}
-
-/**
- * Loads client-node and undici on first use, so importing this package costs nothing and an
- * unsupported Node.js gets a clear error instead of a crash at load. Both are declared
- * dependencies imported by name, so npm, pnpm, Yarn PnP and bundlers all resolve them.
- */
-function loadClientNode(): Promise<{ k8s: ClientNode; undici: Undici }> {
-  const refused = unsupportedNode(globalThis.process.versions.node);
-  if (refused !== undefined) return Promise.reject(new ValidationError('connect', [refused]));
-  clientNode ??= (async () => {
-    const [k8s, undici] = await Promise.all([import('@kubernetes/client-node'), import('undici')]);
-    return { k8s, undici };
-  })();
-  return clientNode;
-}
+/** The longest delay a Node.js timer holds; a longer one fires at once (after 1 ms). */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 export interface Timeouts {
   connect: number;
@@ -68,118 +40,19 @@ export function toTimeouts(timeout: RequestTimeout | undefined, fallback: Timeou
     : { connect: timeout.connect, read: timeout.read };
 }
 
-export interface ApiRequest {
+export interface ApiRequest extends FailedRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;
   contentType?: string;
-  /** Names the step and target in errors and debug lines. */
-  step: string;
-  target: string;
   timeout?: Timeouts | undefined;
   signal?: AbortSignal | undefined;
-  /** Values that must not appear in an error built from this request's response. */
-  redact?: Redactor | undefined;
 }
 
 export interface ApiResponse {
   code: number;
   body: unknown;
-}
-
-function errorChain(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let current: unknown = error;
-  while (current !== undefined && current !== null && chain.length < 10) {
-    chain.push(current);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return chain;
-}
-
-function chainHas(error: unknown, test: (e: { name?: unknown; code?: unknown }) => boolean): boolean {
-  return errorChain(error).some((e) => typeof e === 'object' && e !== null && test(e));
-}
-
-const READ_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'OTC_READ_TIMEOUT']);
-
-/** Turns a transport failure into a RequestError that says what happened in words. */
-function transportError(
-  error: unknown,
-  request: ApiRequest,
-  timeout: Timeouts,
-  signal?: AbortSignal,
-): RequestError {
-  const codes = errorChain(error)
-    .map((e) => (isRecord(e) && typeof e.code === 'string' ? e.code : undefined))
-    .filter((c): c is string => c !== undefined);
-  const mutation = unknownOutcome(request);
-  if (codes.includes('UND_ERR_CONNECT_TIMEOUT') || codes.includes('OTC_CONNECT_TIMEOUT')) {
-    return new RequestError(request.step, request.target, `connect timed out after ${timeout.connect} ms`, {
-      cause: error,
-      kind: 'timeout',
-    });
-  }
-  if (codes.some((c) => READ_TIMEOUT_CODES.has(c))) {
-    return new RequestError(
-      request.step,
-      request.target,
-      `read timed out after ${timeout.read} ms${mutation}`,
-      {
-        cause: error,
-        kind: 'timeout',
-      },
-    );
-  }
-  if (signal?.aborted) return stoppedBy(request.step, request.target, signal, mutation, error);
-  if (chainHas(error, (e) => e.name === 'TimeoutError')) {
-    return new RequestError(request.step, request.target, `timed out${mutation}`, {
-      cause: error,
-      kind: 'timeout',
-    });
-  }
-  if (chainHas(error, (e) => e.name === 'AbortError')) {
-    return new RequestError(request.step, request.target, `aborted${mutation}`, {
-      cause: error,
-      kind: 'abort',
-    });
-  }
-  const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0];
-  const text = error instanceof Error ? error.message : String(error);
-  const detailed = errorChain(error)
-    .slice(1)
-    .map((e) => (e instanceof Error ? e.message : ''))
-    .filter(Boolean)
-    .join(': ');
-  return new RequestError(
-    request.step,
-    request.target,
-    `request failed${code ? ` (${code})` : ''}: ${detailed || text}${mutation}`,
-    { cause: error },
-  );
-}
-
-/** Processing renders without storing anything; only applies and deletes leave an unknown outcome. */
-function unknownOutcome(request: ApiRequest): string {
-  const mutates = request.method !== 'GET' && request.step !== 'Process';
-  return mutates ? '; the mutation may or may not have been applied' : '';
-}
-
-/** The operation's own connect + read deadline ended the request (see `#signalFor`). */
-function deadlineError(error: unknown, request: ApiRequest, timeouts: Timeouts): RequestError {
-  const limit = timeouts.connect + timeouts.read;
-  return new RequestError(
-    request.step,
-    request.target,
-    `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${unknownOutcome(request)}`,
-    { cause: error, kind: 'timeout' },
-  );
-}
-
-/** The signal had fired before anything was sent: nothing reached the server. */
-export function abortedBeforeSending(step: string, target: string, signal: AbortSignal): RequestError {
-  return stoppedBy(step, target, signal, ' before the request was sent');
 }
 
 function parseBody(text: string): unknown {
@@ -191,29 +64,6 @@ function parseBody(text: string): unknown {
   }
 }
 
-function statusError(request: ApiRequest, code: number, body: unknown, hint?: string): RequestError {
-  const redact = request.redact ?? ((t: string) => t);
-  const advice = hint === undefined ? '' : `; ${hint}`;
-  if (isRecord(body) && body.kind === 'Status') {
-    const status = redactStatus(body, redact);
-    const reason = status.reason ?? '';
-    const message = status.message ?? 'no message';
-    // Causes the message does not already mention (conflicts and 422s usually name their fields).
-    const causes = (status.details?.causes ?? [])
-      .filter((c) => !message.includes(c.field ?? c.message ?? ''))
-      .map((c) => [c.field, c.message].filter(Boolean).join(': '));
-    const causeText = causes.length > 0 ? ` (${causes.join('; ')})` : '';
-    return new RequestError(
-      request.step,
-      request.target,
-      `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`,
-      { code, ...(reason ? { reason } : {}), status },
-    );
-  }
-  const text = typeof body === 'string' ? redact(body.trim()).slice(0, 200) : 'no Status in the response';
-  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { code });
-}
-
 /** The request's path with its query, as the API server reads it. */
 function pathWithQuery(request: ApiRequest): string {
   const query = new URLSearchParams();
@@ -223,27 +73,6 @@ function pathWithQuery(request: ApiRequest): string {
   return text === '' ? request.path : `${request.path}?${text}`;
 }
 
-/** 429 with Retry-After is retried: the server did nothing. At most this often and this long. */
-const RETRY_ON_429 = { attempts: 5, totalMs: 30_000 } as const;
-
-/** What became of a 429, for the error that reports it. */
-function overloadHint(retries: number, waited: number, delay: number | undefined): string {
-  if (retries > 0) {
-    return `retried ${retries} time${retries === 1 ? '' : 's'} over ${Math.round(waited)} ms as the server's Retry-After asked; the server is still overloaded`;
-  }
-  if (delay === undefined) return 'the server sent no Retry-After, so it was not retried';
-  return `the server asked to wait ${Math.round(delay)} ms, more than the ${RETRY_ON_429.totalMs} ms this library waits; not retried`;
-}
-
-/** Seconds or an HTTP date, as Retry-After allows; undefined when absent or unreadable. */
-function retryDelay(header: string | undefined): number | undefined {
-  if (header === undefined || header.trim() === '') return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
 /** The single request function's home: every call to the API server goes through `request()`. */
 export class ClusterConnection implements Connection {
   readonly server: string;
@@ -251,7 +80,7 @@ export class ClusterConnection implements Connection {
   readonly discovery: DiscoveryCache;
   readonly #kc: KubeConfig;
   readonly #k8s: ClientNode;
-  /** One pool for the Connection's life, whatever the operations' options; absent through a proxy. */
+  /** One transport for the Connection's life, whatever the operations' options; absent through a proxy. */
   readonly #transport: Transport | undefined;
   readonly #http: InstanceType<ClientNode['IsomorphicFetchHttpLibrary']>;
   readonly #redactToken: Redactor;
@@ -261,7 +90,8 @@ export class ClusterConnection implements Connection {
   readonly #origin: string;
   readonly #basePath: string;
   #staticAuth: Promise<Record<string, string>> | undefined;
-  #closed = false;
+  /** Fires once, at close(): ends 429 waits and requests sent through client-node. */
+  readonly #closing = new AbortController();
 
   constructor(
     kc: KubeConfig,
@@ -298,7 +128,7 @@ export class ClusterConnection implements Connection {
   }
 
   get closed(): boolean {
-    return this.#closed;
+    return this.#closing.signal.aborted;
   }
 
   /** The request as client-node builds it: URL, headers, body, then its authentication headers. */
@@ -367,8 +197,8 @@ export class ClusterConnection implements Connection {
     timeouts: Timeouts,
     signal: AbortSignal | undefined,
   ): Promise<Answer> {
-    const deadline = AbortSignal.timeout(timeouts.connect + timeouts.read);
-    ctx.setSignal(signal ? AbortSignal.any([signal, deadline]) : deadline);
+    const deadline = AbortSignal.timeout(Math.min(timeouts.connect + timeouts.read, MAX_TIMER_MS));
+    ctx.setSignal(AbortSignal.any([this.#closing.signal, deadline, ...(signal ? [signal] : [])]));
     const response = await this.#http.send(ctx).toPromise();
     return {
       code: response.httpStatusCode,
@@ -378,12 +208,12 @@ export class ClusterConnection implements Connection {
   }
 
   /**
-   * New sockets are opened with the Connection's connect limit; an operation that asks for a
-   * shorter one gets a deadline of connect + read on each request instead of a pool of its own.
+   * New connections are opened with the Connection's connect limit; an operation that asks for a
+   * shorter one gets a deadline of connect + read on each request instead of a transport of its own.
    */
   #signalFor(request: ApiRequest, timeouts: Timeouts): AbortSignal | undefined {
     if (timeouts.connect >= this.timeouts.connect) return request.signal;
-    const deadline = AbortSignal.timeout(timeouts.connect + timeouts.read);
+    const deadline = AbortSignal.timeout(Math.min(timeouts.connect + timeouts.read, MAX_TIMER_MS));
     return request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
   }
 
@@ -398,10 +228,25 @@ export class ClusterConnection implements Connection {
     return answer;
   }
 
+  /** One attempt, its failure told in words: a closed Connection, a deadline, or the transport's. */
+  async #attemptOrExplain(request: ApiRequest, timeouts: Timeouts, elapsed: () => number): Promise<Answer> {
+    const signal = this.#signalFor(request, timeouts);
+    try {
+      return await this.#attempt(request, timeouts, signal);
+    } catch (error) {
+      const failure =
+        signal?.aborted && !request.signal?.aborted && !this.closed
+          ? deadlineError(error, request, timeouts)
+          : transportError(this.#scrub(error), request, timeouts, request.signal);
+      debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
+      throw failure;
+    }
+  }
+
   /** Sends one request; answers 2xx with the parsed body, throws RequestError for everything else. */
   async request(request: ApiRequest): Promise<ApiResponse> {
     const timeouts = request.timeout ?? this.timeouts;
-    if (this.#closed) throw new RequestError(request.step, request.target, 'the connection is closed');
+    if (this.closed) throw closedBeforeSending(request);
     if (request.signal?.aborted) throw abortedBeforeSending(request.step, request.target, request.signal);
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
@@ -410,20 +255,9 @@ export class ClusterConnection implements Connection {
     let retries = 0;
     let waited = 0;
     for (;;) {
-      const signal = this.#signalFor(request, timeouts);
-      try {
-        answer = await this.#attempt(request, timeouts, signal);
-      } catch (error) {
-        const failure =
-          signal?.aborted && !request.signal?.aborted
-            ? deadlineError(error, request, timeouts)
-            : transportError(this.#scrub(error), request, timeouts, request.signal);
-        debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
-        throw failure;
-      }
+      answer = await this.#attemptOrExplain(request, timeouts, elapsed);
       delay = answer.code === 429 ? retryDelay(answer.retryAfter) : undefined;
-      if (delay === undefined || retries >= RETRY_ON_429.attempts || waited + delay > RETRY_ON_429.totalMs)
-        break;
+      if (!shouldRetry(delay, retries, waited)) break;
       retries += 1;
       waited += delay;
       debug(
@@ -475,20 +309,20 @@ export class ClusterConnection implements Connection {
     return { code: answer.code, body };
   }
 
-  /** Waits before a retry; the caller's signal ends the wait (and the request) at once. */
+  /** Waits before a retry; the caller's signal or close() ends the wait (and the request) at once. */
   async #pause(ms: number, request: ApiRequest): Promise<void> {
+    const wake = request.signal
+      ? AbortSignal.any([request.signal, this.#closing.signal])
+      : this.#closing.signal;
     try {
-      await sleep(ms, undefined, request.signal ? { signal: request.signal } : {});
+      await sleep(ms, undefined, { signal: wake });
     } catch (error) {
-      const signal = request.signal;
-      if (!signal?.aborted) throw error;
-      throw stoppedBy(
-        request.step,
-        request.target,
-        signal,
-        ' while waiting to retry after 429 TooManyRequests',
-        error,
-      );
+      const waiting = ' while waiting to retry after 429 TooManyRequests';
+      if (request.signal?.aborted)
+        throw stoppedBy(request.step, request.target, request.signal, waiting, error);
+      if (this.closed)
+        throw closedBeforeSending(request, `${waiting.trim()}; the request was not sent again`);
+      throw error;
     }
   }
 
@@ -512,9 +346,13 @@ export class ClusterConnection implements Connection {
     }
   }
 
+  /**
+   * Final: nothing is sent after it. Requests in flight and handshakes under way are ended, and
+   * every operation still running rejects with "the Connection was closed".
+   */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.closed) return;
+    this.#closing.abort();
     await this.#transport?.close();
   }
 
@@ -522,5 +360,3 @@ export class ClusterConnection implements Connection {
     return this.close();
   }
 }
-
-export { loadClientNode };

@@ -3,6 +3,7 @@
 // after connect(), or a transient 404), as client-go's deferred discovery mapper does.
 import { stoppedBy } from './errors.ts';
 import { isRecord } from './validate.ts';
+import { waitFor } from './wait.ts';
 
 /** A discovered resource: the plural name for URLs and whether it lives in a namespace. */
 export interface ResourceInfo {
@@ -26,35 +27,6 @@ interface Entry {
   promise: Promise<Document>;
   fetchedAt: number;
   settled: boolean;
-}
-
-/**
- * Waits for a shared promise until it settles or this caller's signal fires, then rejects with
- * `stopped(signal)`; a fired signal stops this caller only, never the shared work.
- */
-export function waitFor<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  stopped: (signal: AbortSignal) => Error,
-): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(stopped(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(stopped(signal));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
 }
 
 export class DiscoveryCache {

@@ -34,6 +34,9 @@ export function checkTemplateName(value: unknown, issues: Issues): void {
   }
 }
 
+/** The longest delay a Node.js timer holds (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
 function checkTimeout(value: RequestTimeout | undefined, label: string, issues: Issues): void {
   if (value === undefined) return;
   const valid = (n: unknown): boolean => typeof n === 'number' && Number.isFinite(n) && n > 0;
@@ -43,6 +46,13 @@ function checkTimeout(value: RequestTimeout | undefined, label: string, issues: 
       : !isRecord(value) || !valid(value.connect) || !valid(value.read)
   ) {
     issues.push(`${label} must be a positive number of milliseconds or { connect, read } of them`);
+    return;
+  }
+  const limits = typeof value === 'number' ? [value] : [value.connect, value.read];
+  if (limits.some((ms) => ms > MAX_TIMEOUT_MS)) {
+    issues.push(
+      `${label} must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days), the longest delay a Node.js timer holds`,
+    );
   }
 }
 

@@ -83,6 +83,14 @@ describe('timeouts', () => {
     );
   });
 
+  test('the longest limits a timer holds still bind as limits, not as 1 ms', async () => {
+    // connect + read together pass 2^31 - 1 ms: the operation's deadline must not fire at once.
+    const longest = { connect: 1_000, read: 2_147_483_647 };
+    expect(
+      await ocp.process('worker-template', { VM_NAME: 'x' }, { ...WORKER, api, requestTimeout: longest }),
+    ).toHaveLength(3);
+  });
+
   test('a body that stalls mid-way is a read timeout too', async () => {
     h.sim.addFault({ method: 'GET', path: /\/templates\//, action: { type: 'stall-body', ms: 1_000 } });
     const error = instance(

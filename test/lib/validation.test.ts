@@ -228,6 +228,19 @@ describe('arguments', () => {
         ocp.create('ok', {}, { namespace: 'workers', requestTimeout: -1, api }),
         'requestTimeout must be a positive number',
       ],
+      // A Node.js timer fires at once (after 1 ms) beyond 2^31 - 1 ms: refused, never clamped.
+      [
+        ocp.connect({ requestTimeout: 2 ** 31 }),
+        'requestTimeout must be at most 2147483647 ms (about 24.8 days)',
+      ],
+      [
+        ocp.create(
+          'ok',
+          {},
+          { namespace: 'workers', requestTimeout: { connect: 1_000, read: 2 ** 32 }, api },
+        ),
+        'requestTimeout must be at most 2147483647 ms',
+      ],
       [
         ocp.create('ok', {}, { namespace: 'workers', fieldManager: '', api }),
         'fieldManager must be a non-empty string',

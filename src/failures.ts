@@ -1,0 +1,139 @@
+// How a failed request is told to the caller: a RequestError that names the step and target, says
+// in words what happened, and whether a mutation's outcome is unknown.
+import { type Redactor, redactStatus, RequestError, stoppedBy } from './errors.ts';
+import { isRecord } from './validate.ts';
+
+/** What the request layer knows of a request when it fails. */
+export interface FailedRequest {
+  method: string;
+  /** The request's label in errors and debug lines: `Connect`, `Discover`, `Get`, `Process`, `Apply`, `Delete`. */
+  step: string;
+  target: string;
+  redact?: Redactor | undefined;
+}
+
+export interface Limits {
+  connect: number;
+  read: number;
+}
+
+function errorChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  while (current !== undefined && current !== null && chain.length < 10) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+function chainHas(error: unknown, test: (e: { name?: unknown; code?: unknown }) => boolean): boolean {
+  return errorChain(error).some((e) => typeof e === 'object' && e !== null && test(e));
+}
+
+function codesOf(error: unknown): string[] {
+  return errorChain(error)
+    .map((e) => (isRecord(e) && typeof e.code === 'string' ? e.code : undefined))
+    .filter((c): c is string => c !== undefined);
+}
+
+const READ_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'OTC_READ_TIMEOUT']);
+const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'OTC_CONNECT_TIMEOUT']);
+
+/** Processing renders without storing anything; only applies and deletes leave an unknown outcome. */
+export function unknownOutcome(request: FailedRequest): string {
+  const mutates = request.method !== 'GET' && request.step !== 'Process';
+  return mutates ? '; the mutation may or may not have been applied' : '';
+}
+
+/** Turns a transport failure into a RequestError that says what happened in words. */
+export function transportError(
+  error: unknown,
+  request: FailedRequest,
+  limits: Limits,
+  signal?: AbortSignal,
+): RequestError {
+  const codes = codesOf(error);
+  const outcome = unknownOutcome(request);
+  const fail = (detail: string, kind?: 'timeout'): RequestError =>
+    new RequestError(request.step, request.target, `${detail}${outcome}`, {
+      cause: error,
+      ...(kind ? { kind } : {}),
+    });
+  if (codes.includes('OTC_CONNECTION_CLOSED')) return fail('the Connection was closed');
+  if (codes.some((c) => CONNECT_TIMEOUT_CODES.has(c)))
+    return new RequestError(request.step, request.target, `connect timed out after ${limits.connect} ms`, {
+      cause: error,
+      kind: 'timeout',
+    });
+  if (codes.some((c) => READ_TIMEOUT_CODES.has(c)))
+    return fail(`read timed out after ${limits.read} ms`, 'timeout');
+  if (signal?.aborted) return stoppedBy(request.step, request.target, signal, outcome, error);
+  if (chainHas(error, (e) => e.name === 'TimeoutError')) return fail('timed out', 'timeout');
+  if (chainHas(error, (e) => e.name === 'AbortError'))
+    return new RequestError(request.step, request.target, `aborted${outcome}`, {
+      cause: error,
+      kind: 'abort',
+    });
+  const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0];
+  const text = error instanceof Error ? error.message : String(error);
+  const detailed = errorChain(error)
+    .slice(1)
+    .map((e) => (e instanceof Error ? e.message : ''))
+    .filter(Boolean)
+    .join(': ');
+  return fail(`request failed${code ? ` (${code})` : ''}: ${detailed || text}`);
+}
+
+/** The operation's own connect + read deadline ended the request. */
+export function deadlineError(error: unknown, request: FailedRequest, limits: Limits): RequestError {
+  const limit = limits.connect + limits.read;
+  return new RequestError(
+    request.step,
+    request.target,
+    `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${unknownOutcome(request)}`,
+    { cause: error, kind: 'timeout' },
+  );
+}
+
+/** The signal had fired before anything was sent: nothing reached the server. */
+export function abortedBeforeSending(step: string, target: string, signal: AbortSignal): RequestError {
+  return stoppedBy(step, target, signal, ' before the request was sent');
+}
+
+/** close() came first: nothing of this request was sent. */
+export function closedBeforeSending(
+  request: FailedRequest,
+  when = 'before the request was sent',
+): RequestError {
+  return new RequestError(request.step, request.target, `the Connection was closed ${when}`);
+}
+
+/** An answer outside 2xx, with the server's Status when it sent one. */
+export function statusError(
+  request: FailedRequest,
+  code: number,
+  body: unknown,
+  hint?: string,
+): RequestError {
+  const redact = request.redact ?? ((t: string) => t);
+  const advice = hint === undefined ? '' : `; ${hint}`;
+  if (isRecord(body) && body.kind === 'Status') {
+    const status = redactStatus(body, redact);
+    const reason = status.reason ?? '';
+    const message = status.message ?? 'no message';
+    // Causes the message does not already mention (conflicts and 422s usually name their fields).
+    const causes = (status.details?.causes ?? [])
+      .filter((c) => !message.includes(c.field ?? c.message ?? ''))
+      .map((c) => [c.field, c.message].filter(Boolean).join(': '));
+    const causeText = causes.length > 0 ? ` (${causes.join('; ')})` : '';
+    return new RequestError(
+      request.step,
+      request.target,
+      `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`,
+      { code, ...(reason ? { reason } : {}), status },
+    );
+  }
+  const text = typeof body === 'string' ? redact(body.trim()).slice(0, 200) : 'no Status in the response';
+  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { code });
+}

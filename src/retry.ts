@@ -1,0 +1,28 @@
+// The one failure this library sends again at the request layer: 429 TooManyRequests with a
+// Retry-After, which says the server did nothing (API priority and fairness).
+
+/** At most this often and this long in all. */
+export const RETRY_ON_429 = { attempts: 5, totalMs: 30_000 } as const;
+
+/** What became of a 429, for the error that reports it. */
+export function overloadHint(retries: number, waited: number, delay: number | undefined): string {
+  if (retries > 0) {
+    return `retried ${retries} time${retries === 1 ? '' : 's'} over ${Math.round(waited)} ms as the server's Retry-After asked; the server is still overloaded`;
+  }
+  if (delay === undefined) return 'the server sent no Retry-After, so it was not retried';
+  return `the server asked to wait ${Math.round(delay)} ms, more than the ${RETRY_ON_429.totalMs} ms this library waits; not retried`;
+}
+
+/** Seconds or an HTTP date, as Retry-After allows; undefined when absent or unreadable. */
+export function retryDelay(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Whether a 429 answer is waited out and sent again, given what was retried so far. */
+export function shouldRetry(delay: number | undefined, retries: number, waited: number): delay is number {
+  return delay !== undefined && retries < RETRY_ON_429.attempts && waited + delay <= RETRY_ON_429.totalMs;
+}

@@ -1,0 +1,63 @@
+// What can go wrong on the wire, as errors the request layer classifies by `code`.
+
+/** The answer's headers (or a body piece) did not come within the read limit. */
+export class ReadTimeoutError extends Error {
+  readonly code = 'OTC_READ_TIMEOUT';
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+    this.name = 'ReadTimeoutError';
+  }
+}
+
+/** The TCP connection and TLS handshake did not finish within the connect limit. */
+export class ConnectTimeoutError extends Error {
+  readonly code = 'OTC_CONNECT_TIMEOUT';
+  constructor(ms: number) {
+    super(`no TLS connection within ${ms} ms`);
+    this.name = 'ConnectTimeoutError';
+  }
+}
+
+/** The stream ended before the body its Content-Length announced. */
+export class TruncatedAnswerError extends Error {
+  readonly code = 'OTC_TRUNCATED';
+  constructor(received: number, announced: number) {
+    super(`the answer ended after ${received} of the ${announced} bytes it announced`);
+    this.name = 'TruncatedAnswerError';
+  }
+}
+
+/** The connection ended before the answer did: the request may or may not have been processed. */
+export class ConnectionLostError extends Error {
+  readonly code = 'OTC_CONNECTION_LOST';
+  constructor() {
+    super('the connection closed before the answer was complete');
+    this.name = 'ConnectionLostError';
+  }
+}
+
+/** `close()` was called on the Connection: nothing more is sent, and what was in flight is cancelled. */
+export class ConnectionClosedError extends Error {
+  readonly code = 'OTC_CONNECTION_CLOSED';
+  constructor() {
+    super('the Connection was closed');
+    this.name = 'ConnectionClosedError';
+  }
+}
+
+/**
+ * The server refused an HTTP/2 stream before processing it (RST_STREAM REFUSED_STREAM, or a stream
+ * above the last one a GOAWAY accepted; RFC 9113 section 8.7): sending it again is safe.
+ */
+export class RefusedStreamError extends Error {
+  readonly code = 'OTC_REFUSED_STREAM';
+  constructor(cause: unknown) {
+    super('the server refused the HTTP/2 stream without processing it', { cause });
+    this.name = 'RefusedStreamError';
+  }
+}
+
+/** The reason a fired signal carries, as an Error (a bare `abort()` carries a DOMException already). */
+export function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException('aborted', 'AbortError');
+}
