@@ -1,6 +1,7 @@
 // startSimulator(): a local OpenShift API server over real HTTPS, for tests, the demo and benchmarks.
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { type ClientCertificate, issueClientCertificate } from './certs.ts';
 import type { FaultRule } from './faults.ts';
 import type { Json, JsonObject } from './fields.ts';
 import {
@@ -13,6 +14,7 @@ import {
 } from './server.ts';
 import { exampleObjects } from './seed.ts';
 
+export type { ClientCertificate } from './certs.ts';
 export type { FaultAction, FaultRule } from './faults.ts';
 export type { Identity, LogEntry, Protocol, Rule } from './server.ts';
 export type { Json, JsonObject } from './fields.ts';
@@ -83,6 +85,11 @@ export interface Simulator {
   addFault(rule: FaultRule): void;
   clearFaults(): void;
   addToken(token: string, identity: Identity): void;
+  /**
+   * A client certificate the server accepts for `user` until `validMs` from now (whole seconds),
+   * as an exec credential plugin would hand out.
+   */
+  issueClientCertificate(user: string, validMs: number): ClientCertificate;
   /** Stores an object as though `manager` had created it (namespaces are created as needed). */
   seed(object: JsonObject, manager?: string): JsonObject;
   /** Stores a Template named `name` in `namespace` (default `infra`). */
@@ -193,6 +200,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     addToken: (newToken, identity) => {
       server.tokens.set(newToken, identity);
     },
+    issueClientCertificate: (user, validMs) => issueClientCertificate(server.tls, user, validMs),
     seed: (object, manager) => server.seed(object, manager),
     seedTemplate: (name, parameters, objects, namespace = 'infra') =>
       server.seed({

@@ -238,7 +238,14 @@ export class SimulatorServer {
     const handler = (req: Request, res: Response): void => {
       void this.#handle(req, res);
     };
-    const tls = { key: this.tls.serverKey, cert: this.tls.serverCert };
+    // Client certificates are asked for, never required, and judged per request (#authenticate).
+    const tls = {
+      key: this.tls.serverKey,
+      cert: this.tls.serverCert,
+      ca: this.tls.clientCaCert,
+      requestCert: true,
+      rejectUnauthorized: false,
+    };
     this.#server =
       this.protocol === 'h2'
         ? createSecureServer(
@@ -360,8 +367,7 @@ export class SimulatorServer {
       const values = url.searchParams.getAll(key);
       query[key] = values.length === 1 ? (values[0] ?? '') : values;
     }
-    const token = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-    const identity = token === undefined ? undefined : this.tokens.get(token);
+    const identity = this.#authenticate(request);
     const entry: LogEntry = {
       seq: ++this.#seq,
       method,
@@ -527,6 +533,25 @@ export class SimulatorServer {
         return;
       }
     }
+  }
+
+  /**
+   * A bearer token, else a client certificate, as kube-apiserver's authenticators do: the
+   * certificate must chain to the client CA and be valid now (checked at every request, so a
+   * connection that outlives its certificate is refused with 401); its common name is the user.
+   */
+  #authenticate(request: Request): Identity | undefined {
+    const token = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (token !== undefined) return this.tokens.get(token);
+    const socket = ('stream' in request ? request.stream.session?.socket : request.socket) as
+      TLSSocket | undefined;
+    if (!socket?.authorized) return undefined;
+    const peer = socket.getPeerCertificate();
+    const now = Date.now();
+    if (!(Date.parse(peer.valid_from) <= now && now < Date.parse(peer.valid_to))) return undefined;
+    const user = peer.subject.CN;
+    if (typeof user !== 'string' || user === '') return undefined;
+    return [...this.tokens.values()].find((identity) => identity.user === user) ?? { user };
   }
 
   #respondTo(

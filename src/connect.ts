@@ -142,7 +142,7 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
     maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
     http2: options.http2 ?? true,
   };
-  const connection = new ClusterConnection(kc, k8s, undici, tls, settings, secretsOf(kc));
+  const connection = new ClusterConnection(kc, k8s, undici, tls, settings);
   try {
     // One cheap, authenticated request proves TLS and credentials, and core discovery is cached.
     const { body } = await connection.request({

@@ -4,7 +4,8 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { debuglog } from 'node:util';
 import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
-import { makeRedactor, type Redactor, RequestError, stoppedBy } from './errors.ts';
+import { Credentials } from './credentials.ts';
+import { RequestError, stoppedBy } from './errors.ts';
 import {
   abortedBeforeSending,
   closedBeforeSending,
@@ -15,6 +16,7 @@ import {
 } from './failures.ts';
 import { overloadHint, retryDelay, shouldRetry } from './retry.ts';
 import type { ClientNode, Undici } from './runtime.ts';
+import { CredentialsError } from './wire-errors.ts';
 import { type Answer, Transport } from './transport.ts';
 import type { Connection, RequestTimeout } from './types.ts';
 import { isRecord } from './validate.ts';
@@ -26,7 +28,7 @@ const USER_AGENT = 'openshift-template-client';
 /** Sockets per Connection unless connect() says otherwise: sequential work uses one. */
 export const DEFAULT_MAX_SOCKETS = 32;
 /** The longest delay a Node.js timer holds; a longer one fires at once (after 1 ms). */
-export const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_MS = 2_147_483_647;
 
 export interface Timeouts {
   connect: number;
@@ -83,13 +85,12 @@ export class ClusterConnection implements Connection {
   /** One transport for the Connection's life, whatever the operations' options; absent through a proxy. */
   readonly #transport: Transport | undefined;
   readonly #http: InstanceType<ClientNode['IsomorphicFetchHttpLibrary']>;
-  readonly #redactToken: Redactor;
+  readonly #credentials: Credentials;
   /** What a 401 means for this kubeconfig, in words a user can act on. */
   readonly #credentialsHint: string;
   /** `https://host:port` and any path prefix of the server URL (a proxy may serve under one). */
   readonly #origin: string;
   readonly #basePath: string;
-  #staticAuth: Promise<Record<string, string>> | undefined;
   /** Fires once, at close(): ends 429 waits and requests sent through client-node. */
   readonly #closing = new AbortController();
 
@@ -99,7 +100,6 @@ export class ClusterConnection implements Connection {
     undici: Undici,
     tls: Record<string, unknown> | undefined,
     settings: { timeouts: Timeouts; maxSockets: number; http2: boolean },
-    secrets: string[],
   ) {
     this.#kc = kc;
     this.#k8s = k8s;
@@ -109,8 +109,8 @@ export class ClusterConnection implements Connection {
     this.#origin = url?.origin ?? this.server;
     this.#basePath = url ? url.pathname.replace(/\/+$/, '') : '';
     this.#http = new k8s.IsomorphicFetchHttpLibrary();
-    this.#redactToken = makeRedactor(secrets);
-    this.#transport =
+    this.#credentials = new Credentials(kc, k8s, tls);
+    const transport =
       tls === undefined
         ? undefined
         : new Transport(undici, {
@@ -120,6 +120,13 @@ export class ClusterConnection implements Connection {
             maxSockets: settings.maxSockets,
             http2: settings.http2,
           });
+    // As client-go does for exec plugins: a new certificate retires the connections made with the
+    // old one (kubernetes/client-go plugin/pkg/client/auth/exec/exec.go, connTracker.CloseAll).
+    if (transport)
+      this.#credentials.onCertificate = (c) => {
+        transport.useClientCertificate(c);
+      };
+    this.#transport = transport;
     this.discovery = new DiscoveryCache((apiVersion) => this.#fetchDiscovery(apiVersion));
     const user = kc.getCurrentUser()?.name ?? '(none)';
     this.#credentialsHint =
@@ -148,24 +155,6 @@ export class ClusterConnection implements Connection {
   }
 
   /**
-   * The authentication headers client-node puts on a request. Exec plugins, auth providers and the
-   * in-cluster token file can change them, so those users get them anew for every request; a
-   * static token, basic auth or a client certificate gets them once.
-   */
-  #authHeaders(): Promise<Record<string, string>> {
-    if (this.#staticAuth) return this.#staticAuth;
-    const ctx = new this.#k8s.RequestContext(this.#origin, 'GET');
-    const headers = this.#kc.applySecurityAuthentication(ctx).then(() => ctx.getHeaders());
-    const user = this.#kc.getCurrentUser();
-    if (!user?.exec && !user?.authProvider) {
-      this.#staticAuth = headers;
-      // A failure is not cached: the next request tries again.
-      headers.catch(() => (this.#staticAuth = undefined));
-    }
-    return headers;
-  }
-
-  /**
    * Sends on the Connection's transport with plain `request()` calls: fetch's WHATWG machinery cost
    * about 0.45 ms a request here, and per-request read limits are plain options.
    */
@@ -175,8 +164,11 @@ export class ClusterConnection implements Connection {
     timeouts: Timeouts,
     signal: AbortSignal | undefined,
   ): Promise<Answer> {
+    const auth = await this.#credentials.headers().catch((error: unknown) => {
+      throw new CredentialsError(error);
+    });
     const headers: Record<string, string> = {
-      ...(await this.#authHeaders()),
+      ...auth,
       accept: 'application/json',
       'user-agent': USER_AGENT,
     };
@@ -234,10 +226,11 @@ export class ClusterConnection implements Connection {
     try {
       return await this.#attempt(request, timeouts, signal);
     } catch (error) {
-      const failure =
+      const failure = this.#credentials.scrub(
         signal?.aborted && !request.signal?.aborted && !this.closed
           ? deadlineError(error, request, timeouts)
-          : transportError(this.#scrub(error), request, timeouts, request.signal);
+          : transportError(error, request, timeouts, request.signal),
+      );
       debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
       throw failure;
     }
@@ -278,11 +271,8 @@ export class ClusterConnection implements Connection {
         ...(answer.code === 401 ? [this.#credentialsHint] : []),
         ...(answer.code === 429 ? [overloadHint(retries, waited, delay)] : []),
       ];
-      const failure = statusError(
-        request,
-        answer.code,
-        body,
-        hints.length > 0 ? hints.join('; ') : undefined,
+      const failure = this.#credentials.scrub(
+        statusError(request, answer.code, body, hints.length > 0 ? hints.join('; ') : undefined),
       );
       debug('%s %s %d %dms %s', request.method, request.path, answer.code, elapsed(), failure.message);
       throw failure;
@@ -324,14 +314,6 @@ export class ClusterConnection implements Connection {
         throw closedBeforeSending(request, `${waiting.trim()}; the request was not sent again`);
       throw error;
     }
-  }
-
-  /** Errors from the auth layer can quote kubeconfig values; keep the token out of them. */
-  #scrub(error: unknown): unknown {
-    if (error instanceof Error && this.#redactToken(error.message) !== error.message) {
-      return new Error(this.#redactToken(error.message));
-    }
-    return error;
   }
 
   /** One group-version's resources, without any caller's signal (the answer is shared). */

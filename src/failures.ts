@@ -41,7 +41,7 @@ const READ_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIM
 const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'OTC_CONNECT_TIMEOUT']);
 
 /** Processing renders without storing anything; only applies and deletes leave an unknown outcome. */
-export function unknownOutcome(request: FailedRequest): string {
+function unknownOutcome(request: FailedRequest): string {
   const mutates = request.method !== 'GET' && request.step !== 'Process';
   return mutates ? '; the mutation may or may not have been applied' : '';
 }
@@ -61,6 +61,17 @@ export function transportError(
       ...(kind ? { kind } : {}),
     });
   if (codes.includes('OTC_CONNECTION_CLOSED')) return fail('the Connection was closed');
+  if (codes.includes('OTC_CREDENTIALS')) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return new RequestError(
+      request.step,
+      request.target,
+      `could not get credentials, so nothing was sent: ${detail}`,
+      {
+        cause: error,
+      },
+    );
+  }
   if (codes.some((c) => CONNECT_TIMEOUT_CODES.has(c)))
     return new RequestError(request.step, request.target, `connect timed out after ${limits.connect} ms`, {
       cause: error,

@@ -16,8 +16,8 @@ import {
   renderTemplate,
   resolveReferences,
   resolveTargets,
-  type Step,
-  stepFor,
+  type OperationContext,
+  contextFor,
 } from './operations.ts';
 import type {
   CommonOptions,
@@ -32,12 +32,7 @@ import type {
   TemplateOptions,
   TemplateParameters,
 } from './types.ts';
-import {
-  checkConnectOptions,
-  checkReferenceArguments,
-  checkTemplateArguments,
-  type Target,
-} from './validate.ts';
+import { checkReferenceArguments, checkTemplateArguments, type Target } from './validate.ts';
 
 export { OperationError, RequestError, ValidationError } from './errors.ts';
 export type { KubernetesStatus, OperationFailure } from './errors.ts';
@@ -94,20 +89,20 @@ async function onTemplateTargets<O extends TemplateOptions, T>(
   templateName: string,
   parameters: TemplateParameters | undefined,
   options: O | undefined,
-  act: (step: Step, targets: Target[], options: O) => Promise<T>,
+  act: (op: OperationContext, targets: Target[], options: O) => Promise<T>,
 ): Promise<T> {
   const issues = checkTemplateArguments(operation, templateName, parameters, options);
   if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
   return withConnection(operation, options, async (connection) => {
-    const step = stepFor(operation, connection, options);
+    const op = contextFor(operation, connection, options);
     const rendered =
       operation === 'delete'
-        ? await renderForDelete(step, templateName, parameters, options)
-        : await renderTemplate(step, templateName, parameters, options);
+        ? await renderForDelete(op, templateName, parameters, options)
+        : await renderTemplate(op, templateName, parameters, options);
     // A delete into a namespace that no longer exists: none of its objects exist either.
-    if (rendered === undefined) return act(step, [], options);
-    step.redact = rendered.redact;
-    return act(step, await resolveTargets(step, rendered.objects, options.namespace), options);
+    if (rendered === undefined) return act(op, [], options);
+    op.redact = rendered.redact;
+    return act(op, await resolveTargets(op, rendered.objects, options.namespace), options);
   });
 }
 
@@ -115,13 +110,13 @@ async function onTemplateTargets<O extends TemplateOptions, T>(
 async function onReferenceTargets<O extends ReferenceOptions, T>(
   operation: 'get' | 'delete',
   options: O,
-  act: (step: Step, targets: Target[], options: O) => Promise<T[]>,
+  act: (op: OperationContext, targets: Target[], options: O) => Promise<T[]>,
 ): Promise<T[]> {
   assertValid(operation, checkReferenceArguments(operation, options));
   if (options.resources.length === 0) return [];
   return withConnection(operation, options, async (connection) => {
-    const step = stepFor(operation, connection, options);
-    return act(step, await resolveReferences(step, options.resources), options);
+    const op = contextFor(operation, connection, options);
+    return act(op, await resolveReferences(op, options.resources), options);
   });
 }
 
@@ -149,7 +144,6 @@ async function onReferenceTargets<O extends ReferenceOptions, T>(
  * ```
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  assertValid('connect', checkConnectOptions(options));
   return openConnection(options);
 }
 
@@ -184,7 +178,7 @@ export async function process(
   assertValid('process', checkTemplateArguments('process', templateName, parameters, options));
   return withConnection('process', options, async (connection) => {
     const rendered = await renderTemplate(
-      stepFor('process', connection, options),
+      contextFor('process', connection, options),
       templateName,
       parameters,
       options,
@@ -223,8 +217,8 @@ export async function create(
   parameters: TemplateParameters | undefined,
   options: CreateOptions,
 ): Promise<ResourceRef[]> {
-  return onTemplateTargets('create', templateName, parameters, options, (step, targets, o) =>
-    applyAll(step, targets, o.fieldManager ?? DEFAULT_FIELD_MANAGER, o.dryRun === true),
+  return onTemplateTargets('create', templateName, parameters, options, (op, targets, o) =>
+    applyAll(op, targets, o.fieldManager ?? DEFAULT_FIELD_MANAGER, o.dryRun === true),
   );
 }
 
@@ -258,8 +252,8 @@ export async function get(
   maybeOptions?: TemplateOptions,
 ): Promise<KubernetesObject[]> {
   return typeof first === 'string'
-    ? onTemplateTargets('get', first, parameters, maybeOptions, (step, targets) => readAll(step, targets))
-    : onReferenceTargets('get', first, (step, targets) => readAll(step, targets));
+    ? onTemplateTargets('get', first, parameters, maybeOptions, (op, targets) => readAll(op, targets))
+    : onReferenceTargets('get', first, (op, targets) => readAll(op, targets));
 }
 
 /**
@@ -302,10 +296,10 @@ async function remove(
     useUid,
   });
   return typeof first === 'string'
-    ? onTemplateTargets('delete', first, parameters, maybeOptions, (step, targets, o) =>
-        deleteAll(step, targets, flags(o, false)),
+    ? onTemplateTargets('delete', first, parameters, maybeOptions, (op, targets, o) =>
+        deleteAll(op, targets, flags(o, false)),
       )
-    : onReferenceTargets('delete', first, (step, targets, o) => deleteAll(step, targets, flags(o, true)));
+    : onReferenceTargets('delete', first, (op, targets, o) => deleteAll(op, targets, flags(o, true)));
 }
 
 export { remove as delete };

@@ -46,12 +46,12 @@ const SUBDOMAIN_GROUPS = new Set([
   'monitoring.coreos.com',
 ]);
 
-function groupOf(apiVersion: string): string {
+export function groupOf(apiVersion: string): string {
   return apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
 }
 
 /** The rule the server applies to names of this kind; `path-segment` where no rule is known. */
-export function nameRuleFor(apiVersion: string, kind: string): NameRule {
+function nameRuleFor(apiVersion: string, kind: string): NameRule {
   const group = groupOf(apiVersion);
   return (
     SPECIAL_RULES[`${group}/${kind}`] ?? (SUBDOMAIN_GROUPS.has(group) ? 'dns1123-subdomain' : 'path-segment')

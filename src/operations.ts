@@ -29,8 +29,8 @@ import {
 const TEMPLATE_API = '/apis/template.openshift.io/v1';
 const debug = debuglog('openshift-templates');
 
-/** What every step of one operation shares. */
-export interface Step {
+/** What the requests of one operation share: its Connection, limits, signal and redaction. */
+export interface OperationContext {
   operation: string;
   connection: ClusterConnection;
   timeout: Timeouts;
@@ -38,11 +38,11 @@ export interface Step {
   redact: Redactor;
 }
 
-export function stepFor(
+export function contextFor(
   operation: string,
   connection: ClusterConnection,
   options: { requestTimeout?: unknown; signal?: AbortSignal | undefined },
-): Step {
+): OperationContext {
   return {
     operation,
     connection,
@@ -72,19 +72,19 @@ export interface Rendered {
  * server render it in the target namespace.
  */
 export async function renderTemplate(
-  step: Step,
+  op: OperationContext,
   templateName: string,
   parameters: TemplateParameters | undefined,
   options: TemplateOptions,
 ): Promise<Rendered> {
   const templateNamespace = options.templateNamespace ?? options.namespace;
-  const { body: stored } = await step.connection.request({
+  const { body: stored } = await op.connection.request({
     method: 'GET',
     path: `${TEMPLATE_API}/namespaces/${segment(templateNamespace)}/templates/${segment(templateName)}`,
     step: 'Get',
     target: `Template "${templateName}" in namespace "${templateNamespace}"`,
-    timeout: step.timeout,
-    signal: step.signal,
+    timeout: op.timeout,
+    signal: op.signal,
   });
   if (!isRecord(stored) || stored.kind !== 'Template') {
     throw new RequestError(
@@ -94,11 +94,11 @@ export async function renderTemplate(
     );
   }
   const { template, issues } = prepareTemplate(stored, parameters);
-  if (issues.length > 0) throw new ValidationError(`${step.operation} ${templateName}`, issues);
+  if (issues.length > 0) throw new ValidationError(`${op.operation} ${templateName}`, issues);
   const unresolved = unresolvedGenerators(template);
   if (unresolved.length > 0) {
     throw new ValidationError(
-      `${step.operation} ${templateName}`,
+      `${op.operation} ${templateName}`,
       unresolved.map(
         (name) =>
           `parameter ${name} would be generated at random, so a replay could not name the same objects; give it an explicit value`,
@@ -107,14 +107,14 @@ export async function renderTemplate(
   }
   const target = `Template "${templateName}" in namespace "${options.namespace}"`;
   const secretParameters = secretParameterValues(stored, parameters);
-  const { body: processed } = await step.connection.request({
+  const { body: processed } = await op.connection.request({
     method: 'POST',
     path: `${TEMPLATE_API}/namespaces/${segment(options.namespace)}/processedtemplates`,
     body: template,
     step: 'Process',
     target,
-    timeout: step.timeout,
-    signal: step.signal,
+    timeout: op.timeout,
+    signal: op.signal,
     redact: makeRedactor(secretParameters),
   });
   const result = checkProcessedTemplate(processed);
@@ -130,13 +130,13 @@ export async function renderTemplate(
  * be replayed: the error says so, since a scheduler would otherwise retry it forever.
  */
 export async function renderForDelete(
-  step: Step,
+  op: OperationContext,
   templateName: string,
   parameters: TemplateParameters | undefined,
   options: TemplateOptions,
 ): Promise<Rendered | undefined> {
   try {
-    return await renderTemplate(step, templateName, parameters, options);
+    return await renderTemplate(op, templateName, parameters, options);
   } catch (error) {
     if (!(error instanceof RequestError) || error.code !== 404) throw error;
     const details = error.status?.details;
@@ -149,7 +149,7 @@ export async function renderForDelete(
       return undefined;
     }
     if (error.step === 'Get') {
-      const detail = error.message.slice(`${error.step} ${error.target}: `.length);
+      const detail = `404${error.reason ? ` ${error.reason}` : ''}: ${error.status?.message ?? 'not found'}`;
       throw new RequestError(
         'Get',
         error.target,
@@ -169,7 +169,7 @@ export async function renderForDelete(
 
 /** Discovery for every group-version the objects use (cached per connection), then all checks. */
 export async function resolveTargets(
-  step: Step,
+  op: OperationContext,
   objects: readonly unknown[],
   namespace: string,
 ): Promise<Target[]> {
@@ -179,9 +179,10 @@ export async function resolveTargets(
       apiVersions.add(object.apiVersion);
   }
   const documents = new Map<string, Document>();
-  // One after another: in parallel they would need a second socket, and so a second handshake.
+  // One after another: after a Connection's first operation every lookup is a cache hit, and over
+  // HTTP/1.1 lookups in parallel would open more sockets (more handshakes) for nothing.
   for (const apiVersion of apiVersions) {
-    documents.set(apiVersion, await step.connection.discovery.get(apiVersion, step.signal));
+    documents.set(apiVersion, await op.connection.discovery.get(apiVersion, op.signal));
   }
   const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
     const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
@@ -197,22 +198,25 @@ export async function resolveTargets(
       missing.add(object.apiVersion);
   }
   for (const apiVersion of missing) {
-    documents.set(apiVersion, await step.connection.discovery.refresh(apiVersion, step.signal));
+    documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, op.signal));
   }
   const { targets, issues } = checkRenderedObjects(objects, namespace, lookup);
-  if (issues.length > 0) throw new ValidationError(step.operation, issues);
+  if (issues.length > 0) throw new ValidationError(op.operation, issues);
   return targets;
 }
 
 /** Reference-mode targets: the refs themselves, each resolved through discovery. */
-export async function resolveReferences(step: Step, resources: readonly ResourceRef[]): Promise<Target[]> {
+export async function resolveReferences(
+  op: OperationContext,
+  resources: readonly ResourceRef[],
+): Promise<Target[]> {
   const objects = resources.map((ref) => ({
     apiVersion: ref.apiVersion,
     kind: ref.kind,
     metadata: { name: ref.name, namespace: ref.namespace },
   }));
   const namespace = resources[0]?.namespace ?? '';
-  const targets = await resolveTargets(step, objects, namespace);
+  const targets = await resolveTargets(op, objects, namespace);
   return targets.map((t, i) => {
     const uid = resources[i]?.uid;
     return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
@@ -234,7 +238,7 @@ function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
 
 /** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
 export async function applyAll(
-  step: Step,
+  op: OperationContext,
   targets: readonly Target[],
   fieldManager: string,
   dryRun: boolean,
@@ -242,7 +246,7 @@ export async function applyAll(
   const applied: ResourceRef[] = [];
   for (const target of targets) {
     try {
-      const { body } = await step.connection.request({
+      const { body } = await op.connection.request({
         method: 'PATCH',
         path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
         query: { fieldManager, dryRun: dryRun ? 'All' : undefined },
@@ -250,9 +254,9 @@ export async function applyAll(
         body: normalizeSecret(target.object),
         step: 'Apply',
         target: describeRef(target.ref),
-        timeout: step.timeout,
-        signal: step.signal,
-        redact: step.redact,
+        timeout: op.timeout,
+        signal: op.signal,
+        redact: op.redact,
       });
       applied.push(withUid(target.ref, uidOf(body)));
     } catch (error) {
@@ -262,17 +266,17 @@ export async function applyAll(
   return applied;
 }
 
-export async function readAll(step: Step, targets: readonly Target[]): Promise<KubernetesObject[]> {
+export async function readAll(op: OperationContext, targets: readonly Target[]): Promise<KubernetesObject[]> {
   const objects: KubernetesObject[] = [];
   for (const target of targets) {
-    const { body } = await step.connection.request({
+    const { body } = await op.connection.request({
       method: 'GET',
       path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
       step: 'Get',
       target: describeRef(target.ref),
-      timeout: step.timeout,
-      signal: step.signal,
-      redact: step.redact,
+      timeout: op.timeout,
+      signal: op.signal,
+      redact: op.redact,
     });
     const expected = target.ref.uid;
     const found = uidOf(body);
@@ -296,7 +300,7 @@ export interface DeleteFlags {
 
 /** Deletes in reverse order, attempting every target; 404 counts as already deleted. */
 export async function deleteAll(
-  step: Step,
+  op: OperationContext,
   targets: readonly Target[],
   flags: DeleteFlags,
 ): Promise<ResourceRef[]> {
@@ -312,15 +316,15 @@ export async function deleteAll(
       ...(uid ? { preconditions: { uid } } : {}),
     };
     try {
-      const response = await step.connection.request({
+      const response = await op.connection.request({
         method: 'DELETE',
         path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
         body,
         step: 'Delete',
         target: describeRef(target.ref),
-        timeout: step.timeout,
-        signal: step.signal,
-        redact: step.redact,
+        timeout: op.timeout,
+        signal: op.signal,
+        redact: op.redact,
       });
       deleted.push(withUid(target.ref, uidOf(response.body) ?? target.ref.uid));
     } catch (error) {

@@ -2,7 +2,7 @@
 // Retry-After, which says the server did nothing (API priority and fairness).
 
 /** At most this often and this long in all. */
-export const RETRY_ON_429 = { attempts: 5, totalMs: 30_000 } as const;
+const RETRY_ON_429 = { attempts: 5, totalMs: 30_000 } as const;
 
 /** What became of a 429, for the error that reports it. */
 export function overloadHint(retries: number, waited: number, delay: number | undefined): string {

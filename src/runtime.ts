@@ -11,7 +11,7 @@ const MINIMUM_NODE = [22, 19] as const;
 let loaded: Promise<{ k8s: ClientNode; undici: Undici }> | undefined;
 
 /** Refuses an older Node.js by name before loading anything that would crash the process on it. */
-export function unsupportedNode(version: string): string | undefined {
+function unsupportedNode(version: string): string | undefined {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   const [needMajor, needMinor] = MINIMUM_NODE;
   if (major > needMajor || (major === needMajor && minor >= needMinor)) return undefined;

@@ -30,8 +30,11 @@ export interface TransportSettings {
  * new session; over HTTP/1.1 undici's pool holds at most `maxSockets` sockets.
  */
 export class Transport {
-  readonly #settings: TransportSettings;
-  readonly #pool: Dispatcher;
+  #settings: TransportSettings;
+  readonly #undici: Undici;
+  #pool: Dispatcher;
+  /** Counts client certificates: a handshake begun with an older one is not used. */
+  #generation = 0;
   /** Ends handshakes under way and marks every later send as refused, when close() is called. */
   readonly #closing = new AbortController();
   /** The newest TLS session ticket, so later handshakes resume instead of paying in full. */
@@ -57,6 +60,7 @@ export class Transport {
 
   constructor(undici: Undici, settings: TransportSettings) {
     this.#settings = settings;
+    this.#undici = undici;
     this.#pool = this.#createPool(undici);
   }
 
@@ -80,6 +84,27 @@ export class Transport {
       const fresh = await this.#h2Session(exchange.signal);
       return fresh === undefined ? this.#sendH1(exchange) : sendH2(fresh, exchange, this.#book);
     }
+  }
+
+  /**
+   * A new client certificate (an exec plugin rotated it). Connections made with the old one are
+   * retired: an HTTP/2 session and the HTTP/1.1 pool finish what they carry and close, and the next
+   * request opens a connection with the new certificate. The TLS ticket goes too, since a resumed
+   * session would keep the old certificate's identity.
+   */
+  useClientCertificate(certificate: { cert: string; key: string }): void {
+    if (this.closed) return;
+    this.#generation += 1;
+    this.#settings = { ...this.#settings, tls: { ...this.#settings.tls, ...certificate } };
+    this.#ticket = undefined;
+    const session = this.#session;
+    this.#session = undefined;
+    if (session && !session.closed && !session.destroyed) session.close();
+    this.#spare?.destroy();
+    this.#spare = undefined;
+    const pool = this.#pool;
+    this.#pool = this.#createPool(this.#undici);
+    pool.close().catch(() => pool.destroy());
   }
 
   /** Ends everything at once: handshakes under way, streams and requests in flight, idle sockets. */
@@ -111,6 +136,7 @@ export class Transport {
   }
 
   async #negotiate(): Promise<ClientHttp2Session | undefined> {
+    const generation = this.#generation;
     const socket = await handshake({
       origin: this.#settings.origin,
       tls: this.#settings.tls,
@@ -123,6 +149,11 @@ export class Transport {
     if (this.closed) {
       socket.destroy();
       throw new ConnectionClosedError();
+    }
+    if (generation !== this.#generation) {
+      // Opened with a certificate that has since been replaced.
+      socket.destroy();
+      return this.#negotiate();
     }
     if (socket.alpnProtocol !== 'h2') {
       this.#protocol = 'http/1.1';

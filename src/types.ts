@@ -42,7 +42,10 @@ export interface ConnectOptions {
   inCluster?: boolean | undefined;
   /** Verify the server's TLS certificate. Default `true`; `false` is an explicit, insecure opt-out. */
   verifySsl?: boolean | undefined;
-  /** Default per-request timeout of this connection. Default `{ connect: 10_000, read: 60_000 }`. */
+  /**
+   * Default per-request timeout of this connection. Default `{ connect: 10_000, read: 60_000 }`;
+   * each limit at most 2,147,483,647 ms, the longest delay a Node.js timer holds.
+   */
   requestTimeout?: RequestTimeout | undefined;
   /** Cancels connecting (loading credentials and the check request). */
   signal?: AbortSignal | undefined;
@@ -112,11 +115,18 @@ export interface ReferenceDeleteOptions extends ReferenceOptions {
   propagationPolicy?: PropagationPolicy | undefined;
 }
 
-/** An open connection to one API server: a keep-alive pool and a discovery cache. */
+/**
+ * An open connection to one API server: its transport (one HTTP/2 connection, or a bounded
+ * HTTP/1.1 pool), its credentials and its discovery cache, shared by every operation given it.
+ */
 export interface Connection {
   /** The API server URL. */
   readonly server: string;
-  /** Closes the connection pool. Idempotent. */
+  /**
+   * Closes the Connection for good. Nothing is sent after it: requests in flight and handshakes
+   * under way are ended, and every operation still running on it rejects with "the Connection was
+   * closed" (a mutation in flight may or may not have been applied, and says so). Idempotent.
+   */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }

@@ -1,8 +1,8 @@
 // Checks that run before any mutating request. Pure functions: data in, problems out, no I/O.
-import { nameProblem } from './names.ts';
+import { groupOf, nameProblem } from './names.ts';
 import type { KubernetesObject, RequestTimeout, ResourceRef, TemplateParameters } from './types.ts';
 
-/** Server-set Template metadata that must not be sent back when processing a copy. */
+/** Template metadata kept in the copy sent for processing; what the server set (uid, resourceVersion, ...) is dropped. */
 const KEPT_TEMPLATE_METADATA = ['name', 'labels', 'annotations'];
 
 export type Issues = string[];
@@ -17,7 +17,7 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
-export function checkNamespace(value: unknown, label: string, issues: Issues): void {
+function checkNamespace(value: unknown, label: string, issues: Issues): void {
   if (typeof value !== 'string') issues.push(`${label} must be a string, got ${describe(value)}`);
   else if (value === '') issues.push(`${label} must not be empty`);
   else if (nameProblem('v1', 'Namespace', value) !== undefined) {
@@ -25,7 +25,7 @@ export function checkNamespace(value: unknown, label: string, issues: Issues): v
   }
 }
 
-export function checkTemplateName(value: unknown, issues: Issues): void {
+function checkTemplateName(value: unknown, issues: Issues): void {
   if (typeof value !== 'string') issues.push(`templateName must be a string, got ${describe(value)}`);
   else if (value === '') issues.push('templateName must not be empty');
   else {
@@ -57,7 +57,7 @@ function checkTimeout(value: RequestTimeout | undefined, label: string, issues: 
 }
 
 /** Names, never values: a parameter value may be a secret. */
-export function checkParameters(parameters: unknown, issues: Issues): void {
+function checkParameters(parameters: unknown, issues: Issues): void {
   if (parameters === undefined) return;
   if (!isRecord(parameters)) {
     issues.push(`parameters must be an object of name → value, got ${describe(parameters)}`);
@@ -81,10 +81,10 @@ const COMMON_KEYS = ['namespace', 'api', 'requestTimeout', 'signal'];
 const DELETE_KEYS = ['dryRun', 'propagationPolicy'];
 
 /** The options each call takes. Any other key is refused, never ignored (REPL and JS callers). */
-export type Call =
+type Call =
   'connect' | 'process' | 'create' | 'get' | 'delete' | 'get with resources' | 'delete with resources';
 
-export const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
+const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
   connect: [
     'kubeconfig',
     'context',
@@ -148,7 +148,7 @@ function listOf(items: string[]): string {
  * Refuses option keys the call does not take. A key whose value is `undefined` counts as absent,
  * so spreading one mode's options into the other with `key: undefined` works.
  */
-export function checkOptionKeys(call: Call, options: Record<string, unknown>, issues: Issues): void {
+function checkOptionKeys(call: Call, options: Record<string, unknown>, issues: Issues): void {
   const allowed = OPTION_KEYS[call];
   const operation = `${call.split(' ')[0] ?? call}()`;
   const referenceMode = call.endsWith('with resources');
@@ -185,7 +185,7 @@ export function checkOptionKeys(call: Call, options: Record<string, unknown>, is
   }
 }
 
-export function checkCommon(options: unknown, issues: Issues): options is Record<string, unknown> {
+function checkCommon(options: unknown, issues: Issues): options is Record<string, unknown> {
   if (!isRecord(options)) {
     issues.push(`options must be an object with at least a namespace, got ${describe(options)}`);
     return false;
@@ -305,7 +305,7 @@ export function checkConnectOptions(options: unknown): Issues {
 }
 
 /** `"true"`/`"false"` for booleans, decimal text for numbers. */
-export function parameterText(value: string | number | boolean): string {
+function parameterText(value: string | number | boolean): string {
   return typeof value === 'string' ? value : String(value);
 }
 
@@ -364,11 +364,7 @@ export function unresolvedGenerators(template: Record<string, unknown>): string[
     .map((p) => (typeof p.name === 'string' ? p.name : '(unnamed)'));
 }
 
-export function groupOf(apiVersion: string): string {
-  return apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
-}
-
-export function identityKey(ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
+function identityKey(ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
   return JSON.stringify([groupOf(ref.apiVersion), ref.kind, ref.namespace, ref.name]);
 }
 

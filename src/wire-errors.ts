@@ -57,6 +57,15 @@ export class RefusedStreamError extends Error {
   }
 }
 
+/** The credentials for a request could not be had (an exec plugin failed, a token file is gone). */
+export class CredentialsError extends Error {
+  readonly code = 'OTC_CREDENTIALS';
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'CredentialsError';
+  }
+}
+
 /** The reason a fired signal carries, as an Error (a bare `abort()` carries a DOMException already). */
 export function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('aborted', 'AbortError');

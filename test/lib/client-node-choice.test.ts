@@ -63,3 +63,20 @@ test('the library applies the rendered object as rendered, unknown fields includ
   expect(body.spec).toEqual(SERVICE.spec);
   await api.close();
 });
+
+// src/credentials.ts asks client-node's authenticators for the authorization header of exec and
+// token-file users at each request, without the TLS half of applySecurityAuthentication (which
+// reads the CA file and builds an undici Agent every time). The method it uses is private in the
+// types: this pins that it still exists and fills in the header, so an upgrade that removes it is
+// seen here (the library then falls back to the public path, correct but slower).
+test('KubeConfig still has the authorization-only step the credentials rely on', async () => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(h.kubeconfig);
+  const step = (kc as unknown as { applyAuthorizationHeader?: unknown }).applyAuthorizationHeader;
+  expect(typeof step).toBe('function');
+  const opts = { headers: {} as Record<string, string> };
+  await (step as (this: KubeConfig, o: typeof opts) => Promise<void>).call(kc, opts);
+  const token = kc.getCurrentUser()?.token;
+  expect(token).toBeTruthy();
+  expect(opts.headers.Authorization).toBe(`Bearer ${token ?? ''}`);
+});

@@ -1,0 +1,153 @@
+// Where a Connection's credentials come from, how often they are asked for, and what of them
+// must never be printed. Static ones (a token, basic auth, a client certificate) are read once.
+// Exec plugins and token files (in-cluster ServiceAccounts) are asked at every request, but
+// only for the authorization header: client-node caches an exec credential until it expires
+// and re-reads a token file at most once a minute, as client-go does
+// (kubernetes/client-go transport/token_source.go), and no TLS state is rebuilt per request.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { makeRedactor, type Redactor, redactStatus, RequestError } from './errors.ts';
+import type { ClientNode } from './runtime.ts';
+
+/** What client-node's authenticators fill in (its `applyAuthorizationHeader`, see `authorizer`). */
+interface AuthOptions {
+  headers: Record<string, string>;
+  cert?: string | Buffer;
+  key?: string | Buffer;
+}
+
+export interface ClientCertificate {
+  cert: string;
+  key: string;
+}
+
+/**
+ * client-node's own authenticator dispatch without its TLS half: `applySecurityAuthentication`
+ * also reads the CA file and builds a new undici Agent on every call. The method is private in
+ * client-node's types (2.0.1, dist/config.js), so it is looked up, not assumed; without it the
+ * full public path is used (correct, only slower). test/lib/client-node-choice.test.ts pins it.
+ */
+function authorizer(kc: KubeConfig): ((opts: AuthOptions) => Promise<void>) | undefined {
+  const method = (kc as unknown as { applyAuthorizationHeader?: unknown }).applyAuthorizationHeader;
+  if (typeof method !== 'function') return undefined;
+  return (opts) => (method as (this: KubeConfig, o: AuthOptions) => Promise<void>).call(kc, opts);
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  return Buffer.isBuffer(value) ? value.toString('utf8') : undefined;
+}
+
+export class Credentials {
+  readonly #kc: KubeConfig;
+  readonly #k8s: ClientNode;
+  /** Exec plugins and auth providers (the in-cluster token file is one) can change at any time. */
+  readonly #dynamic: boolean;
+  readonly #authorize: ((opts: AuthOptions) => Promise<void>) | undefined;
+  /** Every credential this Connection ever held, so none can be printed. */
+  readonly #secrets = new Set<string>();
+  #redact: Redactor = (t) => t;
+  #static: Promise<Record<string, string>> | undefined;
+  #certificate: string | undefined;
+  /** Called when an exec plugin hands out a new client certificate. */
+  onCertificate: ((certificate: ClientCertificate) => void) | undefined;
+
+  constructor(kc: KubeConfig, k8s: ClientNode, tls: Record<string, unknown> | undefined) {
+    this.#kc = kc;
+    this.#k8s = k8s;
+    const user = kc.getCurrentUser();
+    this.#dynamic = Boolean(user?.exec ?? user?.authProvider);
+    this.#authorize = authorizer(kc);
+    this.#certificate = text(tls?.cert);
+    this.remember([user?.token, user?.password, user?.keyData, user?.certData, text(tls?.key)]);
+  }
+
+  /** The authentication headers for the next request. */
+  headers(): Promise<Record<string, string>> {
+    if (this.#static) return this.#static;
+    const headers =
+      this.#dynamic && this.#authorize ? this.#dynamicHeaders(this.#authorize) : this.#publicPath();
+    if (!this.#dynamic) {
+      this.#static = headers;
+      // A failure is not cached: the next request tries again.
+      headers.catch(() => (this.#static = undefined));
+    }
+    return headers;
+  }
+
+  /** Hides every credential the Connection ever held. */
+  redact(value: string): string {
+    return this.#redact(value);
+  }
+
+  /**
+   * The error with every credential hidden: its message, stack and Status, and those of its causes
+   * (an exec plugin's failure quotes its stderr; a webhook may quote the token it refused).
+   */
+  scrub<E>(error: E): E {
+    let current: unknown = error;
+    for (let depth = 0; current instanceof Error && depth < 10; depth++) {
+      // Own properties, defined only where a secret was found: a DOMException's message is a getter.
+      this.#redactProperty(current, 'message');
+      this.#redactProperty(current, 'stack');
+      if (current instanceof RequestError && current.status) {
+        const status = redactStatus(current.status, this.#redact);
+        if (JSON.stringify(status) !== JSON.stringify(current.status))
+          Object.defineProperty(current, 'status', { value: status });
+      }
+      current = current.cause;
+    }
+    return error;
+  }
+
+  #redactProperty(error: Error, name: 'message' | 'stack'): void {
+    const value = error[name];
+    if (typeof value !== 'string') return;
+    const clean = this.#redact(value);
+    if (clean !== value)
+      Object.defineProperty(error, name, { value: clean, writable: true, configurable: true });
+  }
+
+  remember(values: Iterable<string | null | undefined>): void {
+    const before = this.#secrets.size;
+    for (const value of values) if (typeof value === 'string' && value !== '') this.#secrets.add(value);
+    if (this.#secrets.size !== before) this.#redact = makeRedactor(this.#secrets);
+  }
+
+  /** Static credentials, through client-node's public path, once. */
+  async #publicPath(): Promise<Record<string, string>> {
+    const ctx = new this.#k8s.RequestContext('https://unused.invalid', 'GET');
+    await this.#kc.applySecurityAuthentication(ctx);
+    const headers = ctx.getHeaders();
+    this.#rememberHeaders(headers);
+    return headers;
+  }
+
+  async #dynamicHeaders(authorize: (opts: AuthOptions) => Promise<void>): Promise<Record<string, string>> {
+    const opts: AuthOptions = { headers: {} };
+    await authorize(opts);
+    const headers = { ...opts.headers };
+    // applySecurityAuthentication adds this in its TLS half, which this path skips.
+    const impersonate = this.#kc.getCurrentUser()?.impersonateUser;
+    if (impersonate) headers['Impersonate-User'] = impersonate;
+    this.#rememberHeaders(headers);
+    const cert = text(opts.cert);
+    const key = text(opts.key);
+    if (cert !== undefined && key !== undefined) this.#observe({ cert, key });
+    return headers;
+  }
+
+  #rememberHeaders(headers: Record<string, string>): void {
+    const authorization = Object.entries(headers).find(
+      ([name]) => name.toLowerCase() === 'authorization',
+    )?.[1];
+    if (authorization === undefined) return;
+    this.remember([authorization, authorization.replace(/^\S+\s+/, '')]);
+  }
+
+  #observe(certificate: ClientCertificate): void {
+    this.remember([certificate.key]);
+    if (certificate.cert === this.#certificate) return;
+    this.#certificate = certificate.cert;
+    this.onCertificate?.(certificate);
+  }
+}
