@@ -1,6 +1,7 @@
 // Template processing as openshift/library-go pkg/template/templateprocessing/template.go and
 // pkg/template/generator/expressionvalue.go do it, including their quirks (see docs/wire-reference.md §1).
 import { randomInt } from 'node:crypto';
+import { groupified } from './groupification.ts';
 import { badRequest, invalid, type FieldError, StatusError } from './status.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -259,6 +260,9 @@ export function processTemplate(body: unknown, namespace: string): JsonObject {
     const copy = structuredClone(item);
     stripNamespace(copy);
     const processed = substituteDeep(values, copy) as JsonObject;
+    // After substitution, so a substituted kind is moved into its group too.
+    const apiVersion = groupified(processed.apiVersion, processed.kind);
+    if (typeof apiVersion === 'string') processed.apiVersion = apiVersion;
     addLabels(processed, labels);
     return processed;
   });

@@ -120,6 +120,42 @@ describe('substitution', () => {
     expect(b?.metadata).toEqual({ name: 'b', namespace: 'elsewhere', labels: { app: 'template' } });
   });
 
+  test('legacy OpenShift kinds with a group-less apiVersion come back in their group, after substitution', async () => {
+    // library-go pkg/template/templateprocessing/template.go: after SubstituteParameters, every
+    // object goes through legacygroupification.OAPIToGroupifiedGVK
+    // (pkg/legacyapi/legacygroupification/groupification.go), so 3.x-era Templates apply on 4.x.
+    const res = await call(sim, 'POST', PROCESS, {
+      body: template(
+        [{ name: 'KIND', value: 'BuildConfig' }],
+        [
+          { apiVersion: 'v1', kind: 'DeploymentConfig', metadata: { name: 'dc' } },
+          { apiVersion: 'v1', kind: 'Route', metadata: { name: 'route' } },
+          { apiVersion: 'v1', kind: 'ImageStream', metadata: { name: 'is' } },
+          { apiVersion: 'v1', kind: 'RoleBinding', metadata: { name: 'rb' } },
+          { apiVersion: 'v1', kind: '${KIND}', metadata: { name: 'substituted' } },
+          // Outside the table, or already grouped: untouched.
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } },
+          { apiVersion: 'v1', kind: 'Widget', metadata: { name: 'widget' } },
+          { apiVersion: 'apps/v1', kind: 'DeploymentConfig', metadata: { name: 'odd' } },
+        ],
+      ),
+    });
+    expect(res.status).toBe(201);
+    const kinds = (res.json.objects as { apiVersion: string; kind: string }[]).map(
+      (o) => `${o.apiVersion} ${o.kind}`,
+    );
+    expect(kinds).toEqual([
+      'apps.openshift.io/v1 DeploymentConfig',
+      'route.openshift.io/v1 Route',
+      'image.openshift.io/v1 ImageStream',
+      'authorization.openshift.io/v1 RoleBinding',
+      'build.openshift.io/v1 BuildConfig',
+      'v1 ConfigMap',
+      'v1 Widget',
+      'apps/v1 DeploymentConfig',
+    ]);
+  });
+
   test('an empty but present labels map still sets metadata.labels; no labels field sets nothing', async () => {
     // library-go addObjectLabels returns early only for a nil map; an empty map sets labels {}.
     const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } };
