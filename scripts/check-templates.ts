@@ -49,6 +49,8 @@ interface Outcome {
   step: string;
   message: string;
   notes: string[];
+  /** The server's warnings, each once, with the operation and object that drew it. */
+  warnings: string[];
 }
 
 function parameterPairs(pairs: string[]): Record<string, string> {
@@ -149,6 +151,12 @@ async function check(
     step: '',
     message: '',
     notes,
+    warnings: [],
+  };
+  const onWarning = (warning: ocp.ServerWarning): void => {
+    const about = warning.target ? ` ${warning.target.kind}/${warning.target.name}` : '';
+    const line = `${warning.operation}${about}: ${warning.text}`;
+    if (!outcome.warnings.includes(line)) outcome.warnings.push(line);
   };
   try {
     sim.seed(loaded.template);
@@ -160,7 +168,7 @@ async function check(
   let step = 'process';
   try {
     {
-      await using api = await ocp.connect({ kubeconfig });
+      await using api = await ocp.connect({ kubeconfig, onWarning });
       const objects = await ocp.process(name, parameters, { ...options, api });
       outcome.objects = objects.length;
       outcome.kinds = [...new Set(objects.map((o) => o.kind ?? '?'))];
@@ -173,7 +181,7 @@ async function check(
     }
     // A new Connection and nothing saved: the delete names the objects by replay alone.
     step = 'delete';
-    await using fresh = await ocp.connect({ kubeconfig });
+    await using fresh = await ocp.connect({ kubeconfig, onWarning });
     const deleted = await ocp.delete(name, parameters, { ...options, api: fresh });
     const left = deleted.filter(
       (r) => sim.getObject(r.apiVersion, r.kind, r.namespace, r.name) !== undefined,
@@ -201,6 +209,7 @@ function print(outcome: Outcome): void {
         : `${outcome.result} at ${outcome.step}`,
     ],
     ...(outcome.message ? ([['error', outcome.message]] as [string, string][]) : []),
+    ...outcome.warnings.map((w): [string, string] => ['warning', w]),
     ...outcome.notes.map((n): [string, string] => ['note', n]),
   ];
   for (const [key, value] of rows) console.log(`  ${key.padEnd(8)} ${value}`);
@@ -240,6 +249,7 @@ try {
         step: 'load',
         message: describeError(error),
         notes: [],
+        warnings: [],
       });
       return [];
     });
@@ -254,16 +264,18 @@ try {
   await rm(kubeconfig, { force: true });
 }
 
-console.log('\n| template | objects | result | unexpected |\n| --- | --- | --- | --- |');
+console.log('\n| template | objects | result | warnings | unexpected |\n| --- | --- | --- | --- | --- |');
 let failures = 0;
 for (const outcome of outcomes) {
   const problem = unexpected(outcome, expected);
   if (problem) failures += 1;
-  console.log(`| ${outcome.name} | ${outcome.objects} | ${outcome.result} | ${problem ?? ''} |`);
+  console.log(
+    `| ${outcome.name} | ${outcome.objects} | ${outcome.result} | ${outcome.warnings.length} | ${problem ?? ''} |`,
+  );
 }
 for (const name of Object.keys(expected).filter((n) => !outcomes.some((o) => o.name === n))) {
   failures += 1;
-  console.log(`| ${name} | - | not found | expected in the input |`);
+  console.log(`| ${name} | - | not found | - | expected in the input |`);
 }
 console.log(`\n${outcomes.length - failures} as expected, ${failures} unexpected`);
 process.exit(failures === 0 ? 0 : 1);

@@ -37,7 +37,12 @@ export type FaultAction =
    * REFUSED_STREAM over HTTP/2 (RFC 9113 section 8.7, safe to send again); over HTTP/1.1, which has
    * no such signal, the connection is closed without an answer.
    */
-  | { type: 'refuse-stream' };
+  | { type: 'refuse-stream' }
+  /**
+   * Handle the request as usual and add these `Warning` header field values to its answer, exactly
+   * as given (each one a header field; a value may hold several comma-separated warnings).
+   */
+  | { type: 'warn'; headers: string[] };
 
 export interface FaultRule {
   method?: string;

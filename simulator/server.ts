@@ -27,6 +27,7 @@ import {
   versionInfo,
 } from './discovery.ts';
 import { type FaultAction, type FaultRule, FaultTable } from './faults.ts';
+import { checkAppliedObject } from './field-validation.ts';
 import { isObject, type Json, type JsonObject } from './fields.ts';
 import { forbidden, invalid, StatusError, unauthorized, type Status } from './status.ts';
 import { ObjectStore } from './store.ts';
@@ -92,12 +93,40 @@ interface Route {
 
 class NotFoundPath extends Error {}
 
+/** What a handled request answers: a status, a body, and the warnings it drew. */
+interface Result {
+  code: number;
+  body: unknown;
+  warnings?: string[];
+}
+
 interface Answer {
   code: number;
   type: string;
   text: string;
   headers?: Record<string, string>;
+  /** Texts sent as `Warning: 299 - "..."`, one header field each, as kube-apiserver does. */
+  warnings?: string[];
+  /** Raw `Warning` header field values, sent as they are (tests of a client's parser). */
+  rawWarnings?: string[];
 }
+
+/**
+ * One warning header value as kube-apiserver writes it: code 299, agent "-", the text quoted with
+ * `"` and `\` escaped (k8s.io/apimachinery pkg/util/net/http.go, NewWarningHeader).
+ */
+function warningHeader(text: string): string {
+  return `299 - "${text.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
+/**
+ * OpenShift 4.14+ deprecates DeploymentConfig and says so on every request for one, with the
+ * wording of Kubernetes' deprecated-API warnings (k8s.io/apiserver pkg/endpoints/deprecation).
+ */
+const DEPRECATED: Readonly<Record<string, string>> = {
+  'apps.openshift.io/deploymentconfigs':
+    'apps.openshift.io/v1 DeploymentConfig is deprecated in v4.14+, unavailable in v4.10000+',
+};
 
 /**
  * Waits `ms` to within a few microseconds: timers alone overshoot by up to a millisecond, which
@@ -401,12 +430,14 @@ export class SimulatorServer {
   }
 
   #send(response: Response, answer: Answer): void {
+    const warnings = [...(answer.warnings ?? []).map(warningHeader), ...(answer.rawWarnings ?? [])];
     writable(response).writeHead(answer.code, {
       'Content-Type': answer.type,
       'Content-Length': Buffer.byteLength(answer.text),
       'Cache-Control': 'no-cache, private',
       'Audit-Id': randomBytes(8).toString('hex'),
       ...answer.headers,
+      ...(warnings.length > 0 ? { Warning: warnings } : {}),
     });
     response.end(answer.text);
   }
@@ -458,6 +489,12 @@ export class SimulatorServer {
         finish(0);
         this.dropConnections();
         return;
+      case 'warn': {
+        const answer = execute();
+        this.#send(response, { ...answer, rawWarnings: fault.headers });
+        finish(answer.code);
+        return;
+      }
       case 'down-after': {
         const answer = execute();
         this.#send(response, answer);
@@ -569,7 +606,8 @@ export class SimulatorServer {
     try {
       if (!identity) throw unauthorized();
       const result = this.#dispatch(method, url, body, identity, request);
-      return json(result.code, result.body);
+      const warnings = [...(result.warnings ?? [])];
+      return { ...json(result.code, result.body), ...(warnings.length > 0 ? { warnings } : {}) };
     } catch (error) {
       if (error instanceof NotFoundPath)
         return { code: 404, type: 'text/plain; charset=utf-8', text: '404 page not found\n' };
@@ -579,13 +617,7 @@ export class SimulatorServer {
     }
   }
 
-  #dispatch(
-    method: string,
-    url: URL,
-    body: string,
-    identity: Identity,
-    request: Request,
-  ): { code: number; body: unknown } {
+  #dispatch(method: string, url: URL, body: string, identity: Identity, request: Request): Result {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     // Path segments arrive percent-encoded (a name may hold "%" or "_"); Go's router decodes them.
     const segments = path.split('/').filter(Boolean).map(decodeSegment);
@@ -648,7 +680,11 @@ export class SimulatorServer {
         });
       }
     }
-    return this.#resourceRequest(method, url.searchParams, body, route, request);
+    const result = this.#resourceRequest(method, url.searchParams, body, route, request);
+    const deprecation = DEPRECATED[`${route.info.group}/${route.info.name}`];
+    return deprecation === undefined
+      ? result
+      : { ...result, warnings: [deprecation, ...(result.warnings ?? [])] };
   }
 
   #resourceRequest(
@@ -657,7 +693,7 @@ export class SimulatorServer {
     body: string,
     route: Route,
     request: Request,
-  ): { code: number; body: unknown } {
+  ): Result {
     const { info, namespace, name } = route;
     const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
     if (method === 'GET') {
@@ -687,12 +723,23 @@ export class SimulatorServer {
           ]);
         }
         const force = query.get('force') === 'true';
-        const { object, created } = this.store.apply(info, namespace, name, parseJson(body), {
+        const parsed = parseJson(body);
+        const warnings = checkAppliedObject({
+          group: info.group,
+          version: info.version,
+          kind: info.kind,
+          namespace,
+          name,
+          body,
+          object: parsed,
+          fieldValidation: query.get('fieldValidation'),
+        });
+        const { object, created } = this.store.apply(info, namespace, name, parsed, {
           fieldManager,
           force,
           dryRun,
         });
-        return { code: created ? 201 : 200, body: object };
+        return { code: created ? 201 : 200, body: object, warnings };
       }
       if (contentType === 'application/merge-patch+json') {
         const fieldManager = query.get('fieldManager') ?? defaultManager(request);

@@ -39,7 +39,8 @@ export class StatusError extends Error {
       metadata: {},
       status: 'Failure',
       message,
-      reason,
+      // metav1.Status omits an empty reason (StatusReasonUnknown), as for errors that are not a Status.
+      ...(reason === '' ? {} : { reason }),
       ...(details ? { details } : {}),
       code,
     };

@@ -9,7 +9,7 @@ import { abortedBeforeSending } from './failures.ts';
 import { loadClientNode } from './runtime.ts';
 import { makeRedactor, type Redactor, RequestError, ValidationError } from './errors.ts';
 import type { ConnectOptions } from './types.ts';
-import { checkConnectOptions } from './validate.ts';
+import { checkConnectOptions } from './arguments.ts';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
@@ -141,6 +141,7 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
     timeouts,
     maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
     http2: options.http2 ?? true,
+    onWarning: options.onWarning,
   };
   const connection = new ClusterConnection(kc, k8s, undici, tls, settings);
   try {

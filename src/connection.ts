@@ -18,8 +18,9 @@ import { overloadHint, retryDelay, shouldRetry } from './retry.ts';
 import type { ClientNode, Undici } from './runtime.ts';
 import { CredentialsError } from './wire-errors.ts';
 import { type Answer, Transport } from './transport.ts';
-import type { Connection, RequestTimeout } from './types.ts';
-import { isRecord } from './validate.ts';
+import type { Connection, RequestTimeout, ServerWarning, WarningHandler } from './types.ts';
+import { isRecord } from './json.ts';
+import { headerValues, parseWarnings, type WarningRoute, WarningSink } from './warnings.ts';
 
 const debug = debuglog('openshift-templates');
 
@@ -50,6 +51,10 @@ export interface ApiRequest extends FailedRequest {
   contentType?: string;
   timeout?: Timeouts | undefined;
   signal?: AbortSignal | undefined;
+  /** The operation the request belongs to and its warning handler; default: `connect`, the Connection's. */
+  warnings?: WarningRoute | undefined;
+  /** The object the request is about, named in its warnings. */
+  object?: ServerWarning['target'];
 }
 
 export interface ApiResponse {
@@ -93,14 +98,21 @@ export class ClusterConnection implements Connection {
   readonly #basePath: string;
   /** Fires once, at close(): ends 429 waits and requests sent through client-node. */
   readonly #closing = new AbortController();
+  readonly #warnings: WarningSink;
 
   constructor(
     kc: KubeConfig,
     k8s: ClientNode,
     undici: Undici,
     tls: Record<string, unknown> | undefined,
-    settings: { timeouts: Timeouts; maxSockets: number; http2: boolean },
+    settings: {
+      timeouts: Timeouts;
+      maxSockets: number;
+      http2: boolean;
+      onWarning: WarningHandler | undefined;
+    },
   ) {
+    this.#warnings = new WarningSink(settings.onWarning);
     this.#kc = kc;
     this.#k8s = k8s;
     this.timeouts = settings.timeouts;
@@ -127,7 +139,7 @@ export class ClusterConnection implements Connection {
         transport.useClientCertificate(c);
       };
     this.#transport = transport;
-    this.discovery = new DiscoveryCache((apiVersion) => this.#fetchDiscovery(apiVersion));
+    this.discovery = new DiscoveryCache((apiVersion, route) => this.#fetchDiscovery(apiVersion, route));
     const user = kc.getCurrentUser()?.name ?? '(none)';
     this.#credentialsHint =
       `the server refused the credentials of user "${user}" (context "${kc.getCurrentContext()}"): ` +
@@ -196,6 +208,7 @@ export class ClusterConnection implements Connection {
       code: response.httpStatusCode,
       text: await response.body.text(),
       retryAfter: response.headers['retry-after'],
+      warnings: headerValues(response.headers.warning),
     };
   }
 
@@ -249,6 +262,7 @@ export class ClusterConnection implements Connection {
     let waited = 0;
     for (;;) {
       answer = await this.#attemptOrExplain(request, timeouts, elapsed);
+      if (answer.warnings.length > 0) this.#warn(answer.warnings, request);
       delay = answer.code === 429 ? retryDelay(answer.retryAfter) : undefined;
       if (!shouldRetry(delay, retries, waited)) break;
       retries += 1;
@@ -299,6 +313,19 @@ export class ClusterConnection implements Connection {
     return { code: answer.code, body };
   }
 
+  /** Hands each 299 warning of an answer on, with nothing in it that the library must not print. */
+  #warn(values: string[], request: ApiRequest): void {
+    for (const raw of parseWarnings(values)) {
+      const text = this.#credentials.redact(request.redact ? request.redact(raw) : raw);
+      debug('%s %s warning %s %s: %s', request.method, request.path, request.step, request.target, text);
+      const operation = request.warnings?.operation ?? 'connect';
+      this.#warnings.deliver(
+        { text, operation, ...(request.object ? { target: request.object } : {}) },
+        request.warnings,
+      );
+    }
+  }
+
   /** Waits before a retry; the caller's signal or close() ends the wait (and the request) at once. */
   async #pause(ms: number, request: ApiRequest): Promise<void> {
     const wake = request.signal
@@ -317,10 +344,16 @@ export class ClusterConnection implements Connection {
   }
 
   /** One group-version's resources, without any caller's signal (the answer is shared). */
-  async #fetchDiscovery(apiVersion: string): Promise<Document> {
+  async #fetchDiscovery(apiVersion: string, route: WarningRoute | undefined): Promise<Document> {
     const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     try {
-      const { body } = await this.request({ method: 'GET', path, step: 'Discover', target: apiVersion });
+      const { body } = await this.request({
+        method: 'GET',
+        path,
+        step: 'Discover',
+        target: apiVersion,
+        warnings: route,
+      });
       return parseDiscovery(body);
     } catch (error) {
       if (error instanceof RequestError && error.code === 404) return undefined;

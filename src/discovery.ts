@@ -2,8 +2,9 @@
 // caller's signal can cancel, and a bounded re-discovery when a kind is missing (a CRD installed
 // after connect(), or a transient 404), as client-go's deferred discovery mapper does.
 import { stoppedBy } from './errors.ts';
-import { isRecord } from './validate.ts';
+import { isRecord } from './json.ts';
 import { waitFor } from './wait.ts';
+import type { WarningRoute } from './warnings.ts';
 
 /** A discovered resource: the plural name for URLs and whether it lives in a namespace. */
 export interface ResourceInfo {
@@ -31,16 +32,19 @@ interface Entry {
 
 export class DiscoveryCache {
   readonly #entries = new Map<string, Entry>();
-  readonly #fetch: (apiVersion: string) => Promise<Document>;
+  readonly #fetch: (apiVersion: string, route: WarningRoute | undefined) => Promise<Document>;
 
-  /** `fetch` runs without any caller's signal: its result is shared by every caller. */
-  constructor(fetch: (apiVersion: string) => Promise<Document>) {
+  /**
+   * `fetch` runs without any caller's signal: its result is shared by every caller. Its warnings
+   * go to the operation that started it.
+   */
+  constructor(fetch: (apiVersion: string, route: WarningRoute | undefined) => Promise<Document>) {
     this.#fetch = fetch;
   }
 
   /** The cached document, or one fetch shared by every concurrent first caller. */
-  get(apiVersion: string, signal: AbortSignal | undefined): Promise<Document> {
-    const entry = this.#entries.get(apiVersion) ?? this.#start(apiVersion);
+  get(apiVersion: string, signal: AbortSignal | undefined, route?: WarningRoute): Promise<Document> {
+    const entry = this.#entries.get(apiVersion) ?? this.#start(apiVersion, route);
     return waitFor(entry.promise, signal, (s) => stoppedBy('Discover', apiVersion, s));
   }
 
@@ -48,10 +52,10 @@ export class DiscoveryCache {
    * After a miss: fetches again unless a fetch is in flight or the answer is younger than
    * MIN_REDISCOVERY_MS, so a burst of misses costs one request per group-version.
    */
-  refresh(apiVersion: string, signal: AbortSignal | undefined): Promise<Document> {
+  refresh(apiVersion: string, signal: AbortSignal | undefined, route?: WarningRoute): Promise<Document> {
     const entry = this.#entries.get(apiVersion);
     const fresh = entry && (!entry.settled || performance.now() - entry.fetchedAt < MIN_REDISCOVERY_MS);
-    return waitFor((fresh ? entry : this.#start(apiVersion)).promise, signal, (s) =>
+    return waitFor((fresh ? entry : this.#start(apiVersion, route)).promise, signal, (s) =>
       stoppedBy('Discover', apiVersion, s),
     );
   }
@@ -64,8 +68,12 @@ export class DiscoveryCache {
     });
   }
 
-  #start(apiVersion: string): Entry {
-    const entry: Entry = { promise: this.#fetch(apiVersion), fetchedAt: performance.now(), settled: false };
+  #start(apiVersion: string, route: WarningRoute | undefined): Entry {
+    const entry: Entry = {
+      promise: this.#fetch(apiVersion, route),
+      fetchedAt: performance.now(),
+      settled: false,
+    };
     this.#entries.set(apiVersion, entry);
     entry.promise.then(
       () => {

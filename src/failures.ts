@@ -1,7 +1,7 @@
 // How a failed request is told to the caller: a RequestError that names the step and target, says
 // in words what happened, and whether a mutation's outcome is unknown.
 import { type Redactor, redactStatus, RequestError, stoppedBy } from './errors.ts';
-import { isRecord } from './validate.ts';
+import { isRecord } from './json.ts';
 
 /** What the request layer knows of a request when it fails. */
 export interface FailedRequest {

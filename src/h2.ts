@@ -3,6 +3,7 @@
 // timeout only resets the stream; an answer cut short is a failure, never a success.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpStatusHeader } from 'node:http2';
+import { headerValues } from './warnings.ts';
 import {
   abortReason,
   ConnectionLostError,
@@ -31,6 +32,8 @@ export interface Answer {
   code: number;
   text: string;
   retryAfter: string | undefined;
+  /** Every `Warning` header field value, as sent. */
+  warnings: string[];
 }
 
 /** What the transport keeps of each stream in flight: its count per session, and a way to end it. */
@@ -54,6 +57,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
   return new Promise<Answer>((resolve, reject) => {
     let code = 0;
     let retryAfter: string | undefined;
+    let warnings: string[] = [];
     let announced: number | undefined;
     const chunks: Buffer[] = [];
     let settled = false;
@@ -83,6 +87,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
     stream.on('response', (answer: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
       code = Number(answer[':status']);
       retryAfter = answer['retry-after'];
+      warnings = headerValues(answer.warning);
       const length = answer['content-length'];
       announced = length === undefined ? undefined : Number(length);
     });
@@ -100,7 +105,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
         fail(new TruncatedAnswerError(body.length, announced));
         return;
       }
-      if (settle()) resolve({ code, text: body.toString('utf8'), retryAfter });
+      if (settle()) resolve({ code, text: body.toString('utf8'), retryAfter, warnings });
     });
     stream.on('error', fail);
     stream.on('close', () => {

@@ -32,7 +32,8 @@ import type {
   TemplateOptions,
   TemplateParameters,
 } from './types.ts';
-import { checkReferenceArguments, checkTemplateArguments, type Target } from './validate.ts';
+import { checkReferenceArguments, checkTemplateArguments } from './arguments.ts';
+import type { Target } from './validate.ts';
 
 export { OperationError, RequestError, ValidationError } from './errors.ts';
 export type { KubernetesStatus, OperationFailure } from './errors.ts';
@@ -42,14 +43,17 @@ export type {
   ConnectOptions,
   CreateOptions,
   DeleteOptions,
+  FieldValidation,
   KubernetesObject,
   PropagationPolicy,
   ReferenceDeleteOptions,
   ReferenceOptions,
   RequestTimeout,
   ResourceRef,
+  ServerWarning,
   TemplateOptions,
   TemplateParameters,
+  WarningHandler,
 } from './types.ts';
 
 const DEFAULT_FIELD_MANAGER = 'mini-scheduler';
@@ -70,6 +74,7 @@ async function withConnection<T>(
   // The operation's signal covers its own connection too: loading, the check request, the pool.
   const connection = await openConnection({
     ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   try {
@@ -218,7 +223,11 @@ export async function create(
   options: CreateOptions,
 ): Promise<ResourceRef[]> {
   return onTemplateTargets('create', templateName, parameters, options, (op, targets, o) =>
-    applyAll(op, targets, o.fieldManager ?? DEFAULT_FIELD_MANAGER, o.dryRun === true),
+    applyAll(op, targets, {
+      fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER,
+      dryRun: o.dryRun === true,
+      fieldValidation: o.fieldValidation,
+    }),
   );
 }
 

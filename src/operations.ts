@@ -1,6 +1,7 @@
 // The steps the five operations are made of: render a Template, resolve targets, apply, read, delete.
 import { debuglog } from 'node:util';
-import type { ClusterConnection, Timeouts } from './connection.ts';
+import type { Operation, WarningRoute } from './warnings.ts';
+import type { ApiRequest, ApiResponse, ClusterConnection, Timeouts } from './connection.ts';
 import { toTimeouts } from './connection.ts';
 import { type Document, resourceForKind } from './discovery.ts';
 import {
@@ -11,17 +12,23 @@ import {
   RequestError,
   ValidationError,
 } from './errors.ts';
-import type { KubernetesObject, ResourceRef, TemplateOptions, TemplateParameters } from './types.ts';
+import type {
+  FieldValidation,
+  KubernetesObject,
+  ResourceRef,
+  ServerWarning,
+  TemplateOptions,
+  TemplateParameters,
+  WarningHandler,
+} from './types.ts';
+import { isRecord } from './json.ts';
+import { normalizeSecret, secretParameterValues, secretValues } from './secrets.ts';
 import {
   checkProcessedTemplate,
   checkRenderedObjects,
   describeRef,
-  isRecord,
   type KindLookup,
-  normalizeSecret,
   prepareTemplate,
-  secretParameterValues,
-  secretValues,
   type Target,
   unresolvedGenerators,
 } from './validate.ts';
@@ -31,17 +38,22 @@ const debug = debuglog('openshift-templates');
 
 /** What the requests of one operation share: its Connection, limits, signal and redaction. */
 export interface OperationContext {
-  operation: string;
+  operation: Operation;
   connection: ClusterConnection;
   timeout: Timeouts;
   signal: AbortSignal | undefined;
   redact: Redactor;
+  warnings: WarningRoute;
 }
 
 export function contextFor(
-  operation: string,
+  operation: Operation,
   connection: ClusterConnection,
-  options: { requestTimeout?: unknown; signal?: AbortSignal | undefined },
+  options: {
+    requestTimeout?: unknown;
+    signal?: AbortSignal | undefined;
+    onWarning?: WarningHandler | undefined;
+  },
 ): OperationContext {
   return {
     operation,
@@ -49,7 +61,21 @@ export function contextFor(
     timeout: toTimeouts(options.requestTimeout as Timeouts | number | undefined, connection.timeouts),
     signal: options.signal,
     redact: (text) => text,
+    warnings: { operation, handler: options.onWarning },
   };
+}
+
+/** One request of the operation, with its limits, signal and warning route. */
+function send(
+  op: OperationContext,
+  request: Omit<ApiRequest, 'timeout' | 'signal' | 'warnings'>,
+): Promise<ApiResponse> {
+  return op.connection.request({ ...request, timeout: op.timeout, signal: op.signal, warnings: op.warnings });
+}
+
+/** How a warning names the object its request was about. */
+function warningTarget(ref: ResourceRef): ServerWarning['target'] {
+  return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: ref.namespace };
 }
 
 function segment(value: string): string {
@@ -78,13 +104,17 @@ export async function renderTemplate(
   options: TemplateOptions,
 ): Promise<Rendered> {
   const templateNamespace = options.templateNamespace ?? options.namespace;
-  const { body: stored } = await op.connection.request({
+  const { body: stored } = await send(op, {
     method: 'GET',
     path: `${TEMPLATE_API}/namespaces/${segment(templateNamespace)}/templates/${segment(templateName)}`,
     step: 'Get',
     target: `Template "${templateName}" in namespace "${templateNamespace}"`,
-    timeout: op.timeout,
-    signal: op.signal,
+    object: {
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      name: templateName,
+      namespace: templateNamespace,
+    },
   });
   if (!isRecord(stored) || stored.kind !== 'Template') {
     throw new RequestError(
@@ -107,14 +137,12 @@ export async function renderTemplate(
   }
   const target = `Template "${templateName}" in namespace "${options.namespace}"`;
   const secretParameters = secretParameterValues(stored, parameters);
-  const { body: processed } = await op.connection.request({
+  const { body: processed } = await send(op, {
     method: 'POST',
     path: `${TEMPLATE_API}/namespaces/${segment(options.namespace)}/processedtemplates`,
     body: template,
     step: 'Process',
     target,
-    timeout: op.timeout,
-    signal: op.signal,
     redact: makeRedactor(secretParameters),
   });
   const result = checkProcessedTemplate(processed);
@@ -182,7 +210,7 @@ export async function resolveTargets(
   // One after another: after a Connection's first operation every lookup is a cache hit, and over
   // HTTP/1.1 lookups in parallel would open more sockets (more handshakes) for nothing.
   for (const apiVersion of apiVersions) {
-    documents.set(apiVersion, await op.connection.discovery.get(apiVersion, op.signal));
+    documents.set(apiVersion, await op.connection.discovery.get(apiVersion, op.signal, op.warnings));
   }
   const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
     const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
@@ -198,7 +226,7 @@ export async function resolveTargets(
       missing.add(object.apiVersion);
   }
   for (const apiVersion of missing) {
-    documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, op.signal));
+    documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, op.signal, op.warnings));
   }
   const { targets, issues } = checkRenderedObjects(objects, namespace, lookup);
   if (issues.length > 0) throw new ValidationError(op.operation, issues);
@@ -237,25 +265,30 @@ function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
 }
 
 /** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
+export interface ApplyFlags {
+  fieldManager: string;
+  dryRun: boolean;
+  fieldValidation: FieldValidation | undefined;
+}
+
 export async function applyAll(
   op: OperationContext,
   targets: readonly Target[],
-  fieldManager: string,
-  dryRun: boolean,
+  flags: ApplyFlags,
 ): Promise<ResourceRef[]> {
+  const { fieldManager, dryRun, fieldValidation } = flags;
   const applied: ResourceRef[] = [];
   for (const target of targets) {
     try {
-      const { body } = await op.connection.request({
+      const { body } = await send(op, {
         method: 'PATCH',
         path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
-        query: { fieldManager, dryRun: dryRun ? 'All' : undefined },
+        query: { fieldManager, dryRun: dryRun ? 'All' : undefined, fieldValidation },
         contentType: 'application/apply-patch+yaml',
         body: normalizeSecret(target.object),
         step: 'Apply',
         target: describeRef(target.ref),
-        timeout: op.timeout,
-        signal: op.signal,
+        object: warningTarget(target.ref),
         redact: op.redact,
       });
       applied.push(withUid(target.ref, uidOf(body)));
@@ -269,13 +302,12 @@ export async function applyAll(
 export async function readAll(op: OperationContext, targets: readonly Target[]): Promise<KubernetesObject[]> {
   const objects: KubernetesObject[] = [];
   for (const target of targets) {
-    const { body } = await op.connection.request({
+    const { body } = await send(op, {
       method: 'GET',
       path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
       step: 'Get',
       target: describeRef(target.ref),
-      timeout: op.timeout,
-      signal: op.signal,
+      object: warningTarget(target.ref),
       redact: op.redact,
     });
     const expected = target.ref.uid;
@@ -316,14 +348,13 @@ export async function deleteAll(
       ...(uid ? { preconditions: { uid } } : {}),
     };
     try {
-      const response = await op.connection.request({
+      const response = await send(op, {
         method: 'DELETE',
         path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
         body,
         step: 'Delete',
         target: describeRef(target.ref),
-        timeout: op.timeout,
-        signal: op.signal,
+        object: warningTarget(target.ref),
         redact: op.redact,
       });
       deleted.push(withUid(target.ref, uidOf(response.body) ?? target.ref.uid));

@@ -6,6 +6,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { type Answer, type Exchange, sendH2, type StreamBook } from './h2.ts';
 import { handshake } from './handshake.ts';
+import { headerValues } from './warnings.ts';
 import type { Undici } from './runtime.ts';
 import { waitFor } from './wait.ts';
 import { abortReason, ConnectionClosedError, RefusedStreamError } from './wire-errors.ts';
@@ -211,6 +212,7 @@ export class Transport {
       code: response.statusCode,
       text: await response.body.text(),
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      warnings: headerValues(response.headers.warning),
     };
   }
 

@@ -32,6 +32,23 @@ export type TemplateParameters = Readonly<Record<string, string | number | boole
 /** Milliseconds per request: one number for both limits, or separate connect and read limits. */
 export type RequestTimeout = number | { readonly connect: number; readonly read: number };
 
+/**
+ * A warning the API server sent with an answer (`Warning: 299 - "..."`): a deprecated API, a Pod
+ * Security violation, a dropped or duplicated field. Never holds a parameter value, Secret data or
+ * a credential.
+ */
+export interface ServerWarning {
+  /** The server's text, as it wrote it (values the library must not print are `[redacted]`). */
+  text: string;
+  /** The operation whose request drew the warning. */
+  operation: 'connect' | 'process' | 'create' | 'get' | 'delete';
+  /** The object whose request drew it, when the request was about one object. */
+  target?: { apiVersion: string; kind: string; name: string; namespace: string };
+}
+
+/** Receives each server warning; see {@link ServerWarning}. */
+export type WarningHandler = (warning: ServerWarning) => void;
+
 /** Where `connect()` takes credentials from, TLS verification and the default request timeout. */
 export interface ConnectOptions {
   /** Path of a kubeconfig file. Default: `KUBECONFIG`, then `~/.kube/config`. */
@@ -60,6 +77,12 @@ export interface ConnectOptions {
    * that mishandle HTTP/2. Default `true`: HTTP/2 when the server offers it.
    */
   http2?: boolean | undefined;
+  /**
+   * Receives every server warning of this Connection's requests (an operation's own `onWarning`
+   * wins for that operation). Without one, each distinct text is emitted once per Connection as a
+   * Node.js process warning of type `ServerWarning`.
+   */
+  onWarning?: WarningHandler | undefined;
 }
 
 /** Options every operation takes. */
@@ -72,6 +95,8 @@ export interface CommonOptions {
   requestTimeout?: RequestTimeout | undefined;
   /** Cancels the whole operation. */
   signal?: AbortSignal | undefined;
+  /** Receives the server warnings of this operation's requests; wins over `connect()`'s. */
+  onWarning?: WarningHandler | undefined;
 }
 
 /** Options of template-mode `process`, `get` and `delete`. */
@@ -88,7 +113,16 @@ export interface CreateOptions extends TemplateOptions {
   fieldManager?: string | undefined;
   /** Ask the server to validate without persisting (`dryRun=All`). */
   dryRun?: boolean | undefined;
+  /**
+   * How the server treats duplicate fields in each applied object (`fieldValidation`, kubectl's
+   * `--validate`): `'Strict'` refuses the object (400), `'Warn'` applies it with a server warning,
+   * `'Ignore'` applies it silently. Default: the server's (`Warn`).
+   */
+  fieldValidation?: FieldValidation | undefined;
 }
+
+/** The server's `fieldValidation` directive for applies. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 /** How the server deletes dependents (`DeleteOptions.propagationPolicy`). */
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';

@@ -31,6 +31,11 @@ objects:
     metadata:
       name: \${NAME}_edit
     roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edit }
+  - apiVersion: v1
+    kind: DeploymentConfig
+    metadata:
+      name: \${NAME}
+    spec: { replicas: 0 }
 `;
 
 const JSON_TEMPLATE = {
@@ -67,12 +72,18 @@ test('YAML and JSON files: generated values filled, a refusal reported with its 
   const { code, stdout } = await check(dir, '--param', 'OWNER=ops');
   expect(code).toBe(1);
   expect(stdout).toContain('Template yaml-worker (worker.yaml)');
-  expect(stdout).toContain('  kinds    ConfigMap, RoleBinding');
+  // An OpenShift 3-style v1 DeploymentConfig renders into apps.openshift.io, which warns.
+  expect(stdout).toContain('  kinds    ConfigMap, RoleBinding, DeploymentConfig');
+  const deprecation =
+    'apps.openshift.io/v1 DeploymentConfig is deprecated in v4.14+, unavailable in v4.10000+';
+  for (const operation of ['create', 'get', 'delete'])
+    expect(stdout).toContain(`  warning  ${operation} DeploymentConfig/w-abcdef: ${deprecation}`);
+  expect(stdout).toContain('| yaml-worker | 3 | ok | 3 |  |');
   expect(stdout).toContain('  result   ok: process, create, get, delete by replay');
   expect(stdout).toContain('  note     NAME generated → test value');
   expect(stdout).toContain('  result   refused at create');
   expect(stdout).toContain('uses metadata.generateName, which cannot be replayed');
-  expect(stdout).toContain('| json-random | 1 | refused | expected ok, got refused |');
+  expect(stdout).toContain('| json-random | 1 | refused | 0 | expected ok, got refused |');
   expect(stdout).toContain('1 as expected, 1 unexpected');
 });
 

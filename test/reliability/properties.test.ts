@@ -3,14 +3,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
-import {
-  checkReferenceArguments,
-  checkRenderedObjects,
-  checkTemplateArguments,
-  normalizeSecret,
-  prepareTemplate,
-  unresolvedGenerators,
-} from '../../src/validate.ts';
+import { checkReferenceArguments, checkTemplateArguments } from '../../src/arguments.ts';
+import { normalizeSecret } from '../../src/secrets.ts';
+import { checkRenderedObjects, prepareTemplate, unresolvedGenerators } from '../../src/validate.ts';
 import { harness, type Harness } from '../helpers.ts';
 import { report } from './report.ts';
 

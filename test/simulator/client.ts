@@ -7,6 +7,8 @@ export interface RawResponse {
   contentType: string | undefined;
   text: string;
   json: Record<string, unknown>;
+  /** Each `Warning` header field, as sent. */
+  warnings: string[];
 }
 
 export interface RawOptions {
@@ -52,7 +54,16 @@ export function call(
           } catch {
             // Plain-text answers (404 page not found) have no JSON.
           }
-          resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], text, json });
+          const warnings = res.rawHeaders.filter(
+            (_, i) => i % 2 === 1 && /^warning$/i.test(res.rawHeaders[i - 1] ?? ''),
+          );
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: res.headers['content-type'],
+            text,
+            json,
+            warnings,
+          });
         });
       },
     );

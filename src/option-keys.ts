@@ -1,0 +1,112 @@
+// Option names each call takes, and the error for any other: refused by name, never ignored (JS
+// and REPL callers have no compiler), with the likely intended name.
+import type { Issues } from './arguments.ts';
+
+const COMMON_KEYS = ['namespace', 'api', 'requestTimeout', 'signal', 'onWarning'];
+const DELETE_KEYS = ['dryRun', 'propagationPolicy'];
+
+/** The options each call takes. Any other key is refused, never ignored (REPL and JS callers). */
+export type Call =
+  'connect' | 'process' | 'create' | 'get' | 'delete' | 'get with resources' | 'delete with resources';
+
+const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
+  connect: [
+    'kubeconfig',
+    'context',
+    'inCluster',
+    'verifySsl',
+    'requestTimeout',
+    'signal',
+    'maxSockets',
+    'http2',
+    'onWarning',
+  ],
+  process: [...COMMON_KEYS, 'templateNamespace'],
+  create: [...COMMON_KEYS, 'templateNamespace', 'fieldManager', 'dryRun', 'fieldValidation'],
+  get: [...COMMON_KEYS, 'templateNamespace'],
+  delete: [...COMMON_KEYS, 'templateNamespace', ...DELETE_KEYS],
+  'get with resources': [...COMMON_KEYS, 'resources'],
+  'delete with resources': [...COMMON_KEYS, 'resources', ...DELETE_KEYS],
+};
+
+const ALL_OPTION_KEYS: readonly string[] = [...new Set(Object.values(OPTION_KEYS).flat())];
+
+/** Keys that belong to the other mode of the same operation. */
+const TEMPLATE_ONLY_KEYS = ['templateNamespace', 'templateName', 'parameters'];
+
+/** Levenshtein distance, small inputs only (option names). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function closest(key: string, candidates: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const limit = key.length <= 4 ? 1 : 2;
+  let best: { name: string; d: number } | undefined;
+  for (const name of candidates) {
+    const d = name.toLowerCase() === lower ? 0 : distance(lower, name.toLowerCase());
+    if (d <= limit && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+function callsTaking(key: string): string[] {
+  const names = Object.entries(OPTION_KEYS)
+    .filter(([, keys]) => keys.includes(key))
+    .map(([call]) => `${call.split(' ')[0] ?? call}()`);
+  return [...new Set(names)];
+}
+
+function listOf(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1) ?? ''}`;
+}
+
+/**
+ * Refuses option keys the call does not take. A key whose value is `undefined` counts as absent,
+ * so spreading one mode's options into the other with `key: undefined` works.
+ */
+export function checkOptionKeys(call: Call, options: Record<string, unknown>, issues: Issues): void {
+  const allowed = OPTION_KEYS[call];
+  const operation = `${call.split(' ')[0] ?? call}()`;
+  const referenceMode = call.endsWith('with resources');
+  for (const key of Object.keys(options)) {
+    if (options[key] === undefined || allowed.includes(key)) continue;
+    if (referenceMode && TEMPLATE_ONLY_KEYS.includes(key)) {
+      issues.push(
+        `${key} cannot be combined with resources (reference mode and template mode are exclusive)`,
+      );
+      continue;
+    }
+    if (!referenceMode && key === 'resources' && call !== 'connect') {
+      issues.push(
+        `resources cannot be combined with a template name (reference mode and template mode are exclusive)`,
+      );
+      continue;
+    }
+    const near = closest(key, allowed);
+    if (near !== undefined) {
+      issues.push(`${key}: unknown option; did you mean ${near}?`);
+      continue;
+    }
+    const other = closest(key, ALL_OPTION_KEYS);
+    const elsewhere = other === undefined ? [] : callsTaking(other).filter((c) => c !== operation);
+    if (other === undefined || elsewhere.length === 0) {
+      issues.push(`${key}: unknown option of ${operation}; it takes ${allowed.join(', ')}`);
+    } else if (other === key) {
+      issues.push(`${key} is an option of ${listOf(elsewhere)}, not of ${operation}`);
+    } else {
+      issues.push(
+        `${key}: unknown option; ${other} is an option of ${listOf(elsewhere)}, not of ${operation}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,93 @@
+// Server warnings: kube-apiserver's `Warning: 299 - "text"` response headers (RFC 7234 form), for
+// deprecated APIs, Pod Security admission, duplicate fields and the like. They reach the
+// caller's handler, or, without one, Node's process warnings once per distinct text.
+import type { ServerWarning, WarningHandler } from './types.ts';
+
+export type Operation = ServerWarning['operation'];
+
+/** Where a request's warnings go: the operation they belong to and its handler, if it has one. */
+export interface WarningRoute {
+  operation: Operation;
+  handler: WarningHandler | undefined;
+}
+
+/**
+ * The texts of the 299 warnings in `Warning` header values. Each value may hold several
+ * comma-separated warnings (`code SP agent SP quoted-text [SP quoted-date]`), the text with
+ * backslash escapes, as kube-apiserver writes them (k8s.io/apimachinery pkg/util/net/http.go,
+ * NewWarningHeader) and client-go reads them (ParseWarningHeaders; rest/warnings.go passes on code
+ * 299 with a text). A malformed value is skipped from where it breaks.
+ */
+export function parseWarnings(values: readonly string[]): string[] {
+  const texts: string[] = [];
+  for (const value of values) {
+    let at = 0;
+    const skip = (pattern: RegExp): void => {
+      while (at < value.length && pattern.test(value.charAt(at))) at += 1;
+    };
+    const quoted = (): string | undefined => {
+      if (value.charAt(at) !== '"') return undefined;
+      let text = '';
+      for (at += 1; at < value.length; at += 1) {
+        const c = value.charAt(at);
+        if (c === '"') {
+          at += 1;
+          return text;
+        }
+        if (c === '\\' && at + 1 < value.length) at += 1;
+        text += value.charAt(at);
+      }
+      return undefined;
+    };
+    while (at < value.length) {
+      skip(/[\s,]/);
+      const code = /^\d{3}/.exec(value.slice(at))?.[0];
+      if (code === undefined) break;
+      at += 3;
+      skip(/ /);
+      skip(/[^\s]/); // the agent
+      skip(/ /);
+      const text = quoted();
+      if (text === undefined) break;
+      skip(/ /);
+      if (value.charAt(at) === '"') quoted(); // an optional warn-date
+      if (code === '299' && text !== '') texts.push(text);
+    }
+  }
+  return texts;
+}
+
+/** Header values as the transports give them: absent, one string, or one per header field. */
+export function headerValues(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * Delivers a Connection's warnings: to the operation's handler, else to connect()'s, else once per
+ * distinct text as a Node.js process warning (`ServerWarning`), as kubectl de-duplicates them.
+ * A handler that throws does not fail the request that drew the warning.
+ */
+export class WarningSink {
+  readonly #handler: WarningHandler | undefined;
+  readonly #emitted = new Set<string>();
+
+  constructor(handler: WarningHandler | undefined) {
+    this.#handler = handler;
+  }
+
+  deliver(warning: ServerWarning, route: WarningRoute | undefined): void {
+    const handler = route?.handler ?? this.#handler;
+    if (handler) {
+      try {
+        handler(warning);
+      } catch {
+        // The caller's handler is theirs to fix; the request it was told about stands.
+      }
+      return;
+    }
+    if (this.#emitted.has(warning.text)) return;
+    this.#emitted.add(warning.text);
+    globalThis.process.emitWarning(warning.text, { type: 'ServerWarning', code: 'OTC_SERVER_WARNING' });
+  }
+}

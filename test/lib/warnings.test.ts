@@ -1,0 +1,171 @@
+// Server warnings reach the caller: parsed as kube-apiserver writes them, routed to the operation's
+// handler, else connect()'s, else once per Connection as a process warning; never carrying a
+// Secret-bound parameter value. `npm run test:http1` runs this file over HTTP/1.1 as well.
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import { type Harness, harness, instance, rejection, WORKER } from '../helpers.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await harness();
+  h.sim.seedTemplate(
+    'legacy-dc',
+    [{ name: 'NAME', required: true }],
+    [{ apiVersion: 'v1', kind: 'DeploymentConfig', metadata: { name: '${NAME}' }, spec: { replicas: 1 } }],
+  );
+});
+beforeEach(() => {
+  h.sim.clearFaults();
+  h.sim.clearLog();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const TEMPLATE_GET = /\/templates\/worker-template$/;
+
+function collect(): { seen: ocp.ServerWarning[]; handler: ocp.WarningHandler } {
+  const seen: ocp.ServerWarning[] = [];
+  return { seen, handler: (warning) => seen.push(warning) };
+}
+
+test('several warnings per header field, in several fields, with quotes, commas and escapes', async () => {
+  h.sim.addFault({
+    method: 'GET',
+    path: TEMPLATE_GET,
+    action: {
+      type: 'warn',
+      headers: [
+        '299 - "first, with a comma"',
+        '299 - "say \\"hi\\"", 299 - "a \\\\ backslash"',
+        '199 - "not a 299: skipped, as client-go does"',
+        '299 kube-apiserver "with an agent and a date" "Tue, 15 Nov 1994 08:12:31 GMT"',
+      ],
+    },
+  });
+  const { seen, handler } = collect();
+  await using api = await h.connect();
+  await ocp.process('worker-template', { VM_NAME: 'w' }, { ...WORKER, api, onWarning: handler });
+  expect(seen).toEqual(
+    ['first, with a comma', 'say "hi"', 'a \\ backslash', 'with an agent and a date'].map((text) => ({
+      text,
+      operation: 'process',
+      target: {
+        apiVersion: 'template.openshift.io/v1',
+        kind: 'Template',
+        name: 'worker-template',
+        namespace: 'infra',
+      },
+    })),
+  );
+});
+
+test("the operation's handler wins over connect()'s; connect()'s gets the rest", async () => {
+  const fromConnect = collect();
+  const fromOperation = collect();
+  await using api = await h.connect({ onWarning: fromConnect.handler });
+  const params = { NAME: 'dc-1' };
+  await ocp.create('legacy-dc', params, { ...WORKER, api, onWarning: fromOperation.handler });
+  await ocp.delete('legacy-dc', params, { ...WORKER, api });
+  const deprecation =
+    'apps.openshift.io/v1 DeploymentConfig is deprecated in v4.14+, unavailable in v4.10000+';
+  const dc = {
+    apiVersion: 'apps.openshift.io/v1',
+    kind: 'DeploymentConfig',
+    name: 'dc-1',
+    namespace: 'workers',
+  };
+  expect(fromOperation.seen).toEqual([{ text: deprecation, operation: 'create', target: dc }]);
+  expect(fromConnect.seen).toEqual([{ text: deprecation, operation: 'delete', target: dc }]);
+});
+
+test('without a handler: each distinct text once per Connection, as a process warning', async () => {
+  const emitted: Error[] = [];
+  const listen = (warning: Error): void => {
+    if (warning.name === 'ServerWarning') emitted.push(warning);
+  };
+  process.on('warning', listen);
+  try {
+    h.sim.addFault({
+      method: 'GET',
+      path: TEMPLATE_GET,
+      action: { type: 'warn', headers: ['299 - "same text"', '299 - "other text"'] },
+    });
+    for (let round = 0; round < 2; round++) {
+      await using api = await h.connect();
+      for (let i = 0; i < 3; i++) await ocp.process('worker-template', { VM_NAME: 'w' }, { ...WORKER, api });
+    }
+    // process.emitWarning emits on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(emitted.map((w) => w.message)).toEqual(['same text', 'other text', 'same text', 'other text']);
+    expect((emitted[0] as Error & { code?: string }).code).toBe('OTC_SERVER_WARNING');
+  } finally {
+    process.off('warning', listen);
+  }
+});
+
+test('a Secret-bound parameter value never reaches a warning, while the warning does', async () => {
+  const secret = 'S3cret-value-0042';
+  h.sim.addFault({
+    method: 'PATCH',
+    path: /\/secrets\//,
+    action: { type: 'warn', headers: [`299 - "value ${secret} looks like a password"`] },
+  });
+  h.sim.addFault({
+    method: 'POST',
+    path: /processedtemplates/,
+    action: { type: 'warn', headers: [`299 - "processing saw ${secret}"`] },
+  });
+  const { seen, handler } = collect();
+  await using api = await h.connect();
+  const params = { VM_NAME: 'warned', API_KEY: secret };
+  await ocp.create('worker-template', params, { ...WORKER, api, onWarning: handler });
+  expect(seen.map((w) => w.text)).toEqual([
+    'processing saw [redacted]',
+    'value [redacted] looks like a password',
+  ]);
+  expect(JSON.stringify(seen)).not.toContain(secret);
+  await ocp.delete('worker-template', params, { ...WORKER, api });
+});
+
+test('fieldValidation is sent with each apply, and an unknown value is refused before any request', async () => {
+  await using api = await h.connect();
+  const params = { VM_NAME: 'strict' };
+  await ocp.create('worker-template', params, { ...WORKER, api, fieldValidation: 'Strict' });
+  const applies = h.sim.log.filter((e) => e.method === 'PATCH');
+  expect(applies.map((e) => e.query.fieldValidation)).toEqual(['Strict', 'Strict', 'Strict']);
+  await ocp.delete('worker-template', params, { ...WORKER, api });
+  h.sim.clearLog();
+  const error = instance(
+    await rejection(
+      ocp.create('worker-template', params, { ...WORKER, api, fieldValidation: 'strict' as never }),
+    ),
+    ocp.ValidationError,
+  );
+  expect(error.issues).toEqual(['fieldValidation must be "Strict", "Warn" or "Ignore"']);
+  expect(h.sim.log).toHaveLength(0);
+  const handlerError = instance(
+    await rejection(ocp.connect({ kubeconfig: h.kubeconfig, onWarning: 'log' as never })),
+    ocp.ValidationError,
+  );
+  expect(handlerError.issues).toEqual([
+    'onWarning must be a function that takes a ServerWarning, got string',
+  ]);
+});
+
+test('a handler that throws does not fail the request that drew the warning', async () => {
+  h.sim.addFault({ method: 'GET', path: TEMPLATE_GET, action: { type: 'warn', headers: ['299 - "x"'] } });
+  await using api = await h.connect();
+  const objects = await ocp.process(
+    'worker-template',
+    { VM_NAME: 'w' },
+    {
+      ...WORKER,
+      api,
+      onWarning: () => {
+        throw new Error('handler bug');
+      },
+    },
+  );
+  expect(objects).toHaveLength(3);
+});
