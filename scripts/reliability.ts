@@ -27,7 +27,8 @@ if (run.status !== 0) {
 const of = (kind: string): unknown => entries.find((e) => e.kind === kind)?.data;
 const rows = (of('fault-matrix') ?? []) as MatrixRow[];
 const properties = of('properties') as { counts: Record<string, number>; total: number } | undefined;
-const load = of('load-50') as { requests: number; connections: number; handshakes: number } | undefined;
+const load = of('load-50') as
+  { requests: number; connections: number; handshakes: number; protocol: string } | undefined;
 interface Cycles {
   heapMiB: number[];
   sockets: number[];
@@ -100,7 +101,7 @@ suite's own secrets test prints every error of its scenarios with sentinels of i
 ## Load and cancellation
 
 - 50 operations in flight at once on one Connection (create, get and delete of 50 workers):
-  ${load ? `${load.requests} requests over ${load.connections} TCP connections and ${load.handshakes} TLS handshakes (the pool was set to 6 with \`maxSockets\`)` : 'not measured'};
+  ${load ? `${load.requests} requests, \`connect()\` included, over ${load.connections} TCP connection${load.connections === 1 ? '' : 's'} and ${load.handshakes} TLS handshake${load.handshakes === 1 ? '' : 's'} against a server offering ${load.protocol === 'h2' ? 'HTTP/2 (one session carries every job; `maxSockets: 6` bounds HTTP/1.1 pools only)' : 'HTTP/1.1 only (a pool of at most 6 sockets, set with `maxSockets`)'}` : 'not measured'};
   every result matched its own inputs; discovery of kubevirt.io/v1 was fetched once.
 - 1,000 create/delete cycles on one connection: ${cycles ? `${cycles.connections} TCP connection, ${cycles.handshakes} TLS handshake; heap after each 100 cycles (MiB, after a full GC): ${cycles.heapMiB.join(', ')}; open sockets: ${cycles.sockets.join(', ')}` : 'not measured'}.
 - An \`AbortSignal\` fired during the 1st, 2nd or 3rd apply yields an \`OperationError\` listing exactly

@@ -8,7 +8,13 @@ import { describeRef, identityKey } from './validate.ts';
 export type Issues = string[];
 
 function checkNamespace(value: unknown, label: string, issues: Issues): void {
-  if (typeof value !== 'string') issues.push(`${label} must be a string, got ${describe(value)}`);
+  if (value === undefined && label === 'namespace') {
+    issues.push(
+      'namespace is required: the namespace every object is rendered, applied, read and deleted in ' +
+        "(the kubeconfig context's namespace is deliberately not used, so that a job never acts " +
+        'wherever a context happens to point)',
+    );
+  } else if (typeof value !== 'string') issues.push(`${label} must be a string, got ${describe(value)}`);
   else if (value === '') issues.push(`${label} must not be empty`);
   else if (nameProblem('v1', 'Namespace', value) !== undefined) {
     issues.push(`${label} "${value}" is not a valid namespace name (DNS-1123 label)`);

@@ -313,6 +313,11 @@ export class ClusterConnection implements Connection {
     return { code: answer.code, body };
   }
 
+  /** A warning the library itself has for the caller, on the same channel as the server's. */
+  notify(warning: ServerWarning, route: WarningRoute): void {
+    this.#warnings.deliver(warning, route);
+  }
+
   /** Hands each 299 warning of an answer on, with nothing in it that the library must not print. */
   #warn(values: string[], request: ApiRequest): void {
     for (const raw of parseWarnings(values)) {

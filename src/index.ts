@@ -275,7 +275,10 @@ export async function get(
  * @param templateName - the Template's name (template mode).
  * @param parameters - the same overrides `create` was given.
  * @param options - {@link DeleteOptions}, or {@link ReferenceDeleteOptions} with `resources`.
- * @returns a reference per object deleted or already absent, in deletion order.
+ * @returns a reference per object deleted or already absent, in deletion order; the two are not told
+ *   apart (the debug line of each DELETE shows the server's 200/202 or 404). A template-mode delete
+ *   into a namespace that does not exist returns `[]` and reports it through `onWarning` (or a
+ *   process warning).
  * @throws {@link ValidationError} before any deletion, listing every problem.
  * @throws {@link OperationError} (`operation: 'Delete'`) listing what was deleted and each failure.
  * @throws {@link RequestError} when rendering or discovery fails.

@@ -115,6 +115,13 @@ export async function renderTemplate(
       name: templateName,
       namespace: templateNamespace,
     },
+  }).catch((error: unknown) => {
+    // The most likely reason for a missing Template: it is stored elsewhere.
+    if (options.templateNamespace !== undefined || !isNotFound(error)) throw error;
+    throw notFoundWith(
+      error,
+      `templateNamespace was not given, so the Template was looked up in the target namespace "${options.namespace}"`,
+    );
   });
   if (!isRecord(stored) || stored.kind !== 'Template') {
     throw new RequestError(
@@ -169,30 +176,38 @@ export async function renderForDelete(
     if (!(error instanceof RequestError) || error.code !== 404) throw error;
     const details = error.status?.details;
     if (error.step === 'Process' && details?.kind === 'namespaces' && details.name === options.namespace) {
-      debug(
-        'namespace "%s" does not exist: every object of Template "%s" is already absent',
-        options.namespace,
-        templateName,
-      );
+      // Idempotent, but not silent: a typo in the namespace must not pass for a finished delete.
+      const text =
+        `namespace "${options.namespace}" does not exist, so no object of Template "${templateName}" ` +
+        'can exist there; nothing was deleted';
+      debug('%s', text);
+      op.connection.notify({ text, operation: 'delete' }, op.warnings);
       return undefined;
     }
     if (error.step === 'Get') {
-      const detail = `404${error.reason ? ` ${error.reason}` : ''}: ${error.status?.message ?? 'not found'}`;
-      throw new RequestError(
-        'Get',
-        error.target,
-        `${detail}; delete replays the Template to name its objects, so it needs that Template (the ` +
-          'revision that created them) back; or delete from saved references',
-        {
-          code: 404,
-          ...(error.reason ? { reason: error.reason } : {}),
-          ...(error.status ? { status: error.status } : {}),
-          cause: error,
-        },
+      throw notFoundWith(
+        error,
+        'delete replays the Template to name its objects, so it needs that Template (the revision ' +
+          'that created them) back; or delete from saved references',
       );
     }
     throw error;
   }
+}
+
+function isNotFound(error: unknown): error is RequestError {
+  return error instanceof RequestError && error.code === 404;
+}
+
+/** The same 404, with advice appended; the original stays as `cause`. */
+function notFoundWith(error: RequestError, advice: string): RequestError {
+  const detail = `404${error.reason ? ` ${error.reason}` : ''}: ${error.status?.message ?? 'not found'}`;
+  return new RequestError(error.step, error.target, `${detail}; ${advice}`, {
+    code: 404,
+    ...(error.reason ? { reason: error.reason } : {}),
+    ...(error.status ? { status: error.status } : {}),
+    cause: error,
+  });
 }
 
 /** Discovery for every group-version the objects use (cached per connection), then all checks. */

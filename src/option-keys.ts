@@ -1,6 +1,7 @@
 // Option names each call takes, and the error for any other: refused by name, never ignored (JS
 // and REPL callers have no compiler), with the likely intended name.
 import type { Issues } from './arguments.ts';
+import { closest } from './suggest.ts';
 
 const COMMON_KEYS = ['namespace', 'api', 'requestTimeout', 'signal', 'onWarning'];
 const DELETE_KEYS = ['dryRun', 'propagationPolicy'];
@@ -33,31 +34,6 @@ const ALL_OPTION_KEYS: readonly string[] = [...new Set(Object.values(OPTION_KEYS
 
 /** Keys that belong to the other mode of the same operation. */
 const TEMPLATE_ONLY_KEYS = ['templateNamespace', 'templateName', 'parameters'];
-
-/** Levenshtein distance, small inputs only (option names). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
-function closest(key: string, candidates: readonly string[]): string | undefined {
-  const lower = key.toLowerCase();
-  const limit = key.length <= 4 ? 1 : 2;
-  let best: { name: string; d: number } | undefined;
-  for (const name of candidates) {
-    const d = name.toLowerCase() === lower ? 0 : distance(lower, name.toLowerCase());
-    if (d <= limit && (!best || d < best.d)) best = { name, d };
-  }
-  return best?.name;
-}
 
 function callsTaking(key: string): string[] {
   const names = Object.entries(OPTION_KEYS)

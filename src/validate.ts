@@ -3,6 +3,7 @@
 // out, no I/O.
 import { isRecord } from './json.ts';
 import { groupOf, nameProblem } from './names.ts';
+import { closest } from './suggest.ts';
 import type { Issues } from './arguments.ts';
 import type { KubernetesObject, ResourceRef, TemplateParameters } from './types.ts';
 
@@ -41,17 +42,37 @@ export function prepareTemplate(
     : [];
   copy.parameters = declared;
   const byName = new Map(declared.map((p) => [typeof p.name === 'string' ? p.name : '', p]));
+  const names = [...byName.keys()].filter((n) => n !== '');
   for (const [name, value] of Object.entries(parameters ?? {})) {
     const parameter = byName.get(name);
     if (!parameter || name === '') {
-      issues.push(`parameter ${JSON.stringify(name)} is not declared by the Template`);
+      issues.push(undeclared(name, names));
       continue;
     }
     parameter.value = parameterText(value);
     delete parameter.generate;
     delete parameter.from;
   }
+  issues.push(...missingRequired(declared));
   return { template: copy, issues };
+}
+
+function undeclared(name: string, declared: readonly string[]): string {
+  const guess = closest(name, declared);
+  const list = declared.length > 0 ? `it declares ${declared.join(', ')}` : 'it declares no parameters';
+  const advice = guess === undefined ? `; ${list}` : `; did you mean ${guess}? (${list})`;
+  return `parameter ${JSON.stringify(name)} is not declared by the Template${advice}`;
+}
+
+/**
+ * Required parameters left without a value: none in the Template, no generator, none given. The
+ * server would refuse the processing with a 422 naming the first; this names them all, first.
+ */
+function missingRequired(parameters: readonly TemplateParameter[]): string[] {
+  return parameters
+    .filter((p) => p.required === true && (typeof p.value !== 'string' || p.value === ''))
+    .filter((p) => typeof p.generate !== 'string' || p.generate === '')
+    .map((p) => `parameter ${String(p.name)} is required by the Template and has no value: give it one`);
 }
 
 /** Parameters that would be generated at random: a replay could never name the same objects. */

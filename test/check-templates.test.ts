@@ -96,5 +96,7 @@ test('--expect turns a documented refusal into an expected result', async () => 
 test('a required parameter without a value is reported, not guessed', async () => {
   const { code, stdout } = await check(join(dir, 'worker.yaml'));
   expect(code).toBe(1);
-  expect(stdout).toContain('parameter OWNER is required and must be specified');
+  // Named by the library before anything is processed (the server would say it with a 422).
+  expect(stdout).toContain('  result   refused at process');
+  expect(stdout).toContain('parameter OWNER is required by the Template and has no value: give it one');
 });

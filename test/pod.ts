@@ -10,7 +10,12 @@ import type { Simulator } from '../simulator/index.ts';
 
 const run = promisify(execFile);
 
-export async function runInPod(sim: Simulator, token: string, script: string): Promise<string> {
+export async function runInPod(
+  sim: Simulator,
+  token: string,
+  script: string,
+  node: string = process.execPath,
+): Promise<string> {
   const root = process.getuid?.() === 0;
   const dir = await mkdtemp(join(tmpdir(), 'ots-pod-'));
   try {
@@ -22,7 +27,7 @@ export async function runInPod(sim: Simulator, token: string, script: string): P
       'mount -t tmpfs tmpfs /run',
       'mkdir -p /run/secrets/kubernetes.io/serviceaccount',
       `cp ${dir}/token ${dir}/ca.crt ${dir}/namespace /run/secrets/kubernetes.io/serviceaccount/`,
-      `exec "${process.execPath}" "${script}"`,
+      `exec "${node}" "${script}"`,
     ].join('\n');
     const namespaces = root ? ['--mount'] : ['--user', '--map-root-user', '--mount'];
     const { stdout } = await run('unshare', [...namespaces, '--propagation', 'private', 'sh', '-c', shell], {

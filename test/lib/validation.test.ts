@@ -116,7 +116,7 @@ describe('parameters', () => {
       ocp.create('worker-template', { VM_NAME: 'x', TYPO: 'secret-value' }, { ...WORKER, api }),
     );
     expect(instance(unknown, ocp.ValidationError).issues).toEqual([
-      'parameter "TYPO" is not declared by the Template',
+      'parameter "TYPO" is not declared by the Template; it declares VM_NAME, IMAGE_TAG, MEMORY, API_KEY',
     ]);
     expect(unknown.message).not.toContain('secret-value');
     noMutations();

