@@ -131,6 +131,13 @@ export class ClusterConnection implements Connection {
             connectTimeout: settings.timeouts.connect,
             maxSockets: settings.maxSockets,
             http2: settings.http2,
+            // client-go checks a session after 30 s of silence and waits 15 s for the PING; a
+            // Connection with a shorter read limit checks sooner, so a dead connection costs at
+            // most that limit twice.
+            health: {
+              idleMs: Math.min(30_000, settings.timeouts.read),
+              pingTimeoutMs: Math.min(15_000, settings.timeouts.read),
+            },
           });
     // As client-go does for exec plugins: a new certificate retires the connections made with the
     // old one (kubernetes/client-go plugin/pkg/client/auth/exec/exec.go, connTracker.CloseAll).

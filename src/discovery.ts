@@ -1,7 +1,7 @@
 // The per-connection discovery cache: one shared request per group-version, which no single
 // caller's signal can cancel, and a bounded re-discovery when a kind is missing (a CRD installed
 // after connect(), or a transient 404), as client-go's deferred discovery mapper does.
-import { stoppedBy } from './errors.ts';
+import { RequestError, stoppedBy } from './errors.ts';
 import { isRecord } from './json.ts';
 import { waitFor } from './wait.ts';
 import type { WarningRoute } from './warnings.ts';
@@ -30,6 +30,12 @@ interface Entry {
   settled: boolean;
 }
 
+/** What bounds one caller's wait: its operation's signal and read limit. */
+export interface CallerWait {
+  signal: AbortSignal | undefined;
+  readMs: number;
+}
+
 export class DiscoveryCache {
   readonly #entries = new Map<string, Entry>();
   readonly #fetch: (apiVersion: string, route: WarningRoute | undefined) => Promise<Document>;
@@ -43,20 +49,37 @@ export class DiscoveryCache {
   }
 
   /** The cached document, or one fetch shared by every concurrent first caller. */
-  get(apiVersion: string, signal: AbortSignal | undefined, route?: WarningRoute): Promise<Document> {
+  get(apiVersion: string, wait: CallerWait, route?: WarningRoute): Promise<Document> {
     const entry = this.#entries.get(apiVersion) ?? this.#start(apiVersion, route);
-    return waitFor(entry.promise, signal, (s) => stoppedBy('Discover', apiVersion, s));
+    return this.#wait(entry, apiVersion, wait);
   }
 
   /**
    * After a miss: fetches again unless a fetch is in flight or the answer is younger than
    * MIN_REDISCOVERY_MS, so a burst of misses costs one request per group-version.
    */
-  refresh(apiVersion: string, signal: AbortSignal | undefined, route?: WarningRoute): Promise<Document> {
+  refresh(apiVersion: string, wait: CallerWait, route?: WarningRoute): Promise<Document> {
     const entry = this.#entries.get(apiVersion);
     const fresh = entry && (!entry.settled || performance.now() - entry.fetchedAt < MIN_REDISCOVERY_MS);
-    return waitFor((fresh ? entry : this.#start(apiVersion, route)).promise, signal, (s) =>
-      stoppedBy('Discover', apiVersion, s),
+    return this.#wait(fresh ? entry : this.#start(apiVersion, route), apiVersion, wait);
+  }
+
+  /**
+   * One caller's wait for a shared request: bounded by its own signal and read limit, with the
+   * error its own request would have had, while the request goes on for the others.
+   */
+  #wait(entry: Entry, apiVersion: string, { signal, readMs }: CallerWait): Promise<Document> {
+    if (entry.settled) return entry.promise;
+    // An unref'd timer: a caller's limit never keeps the process alive.
+    const deadline = AbortSignal.timeout(readMs);
+    const either = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    return waitFor(entry.promise, either, () =>
+      signal?.aborted
+        ? stoppedBy('Discover', apiVersion, signal)
+        : new RequestError('Discover', apiVersion, `read timed out after ${readMs} ms`, {
+            kind: 'timeout',
+            cause: deadline.reason,
+          }),
     );
   }
 

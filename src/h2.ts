@@ -40,6 +40,8 @@ export interface Answer {
 export interface StreamBook {
   opened(session: ClientHttp2Session, cancel: (error: Error) => void): void;
   closed(session: ClientHttp2Session, cancel: (error: Error) => void): void;
+  /** The server answered on this session: it is alive. */
+  heard(session: ClientHttp2Session): void;
 }
 
 export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: StreamBook): Promise<Answer> {
@@ -85,6 +87,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
       fail(new ReadTimeoutError(exchange.readTimeout));
     });
     stream.on('response', (answer: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
+      book.heard(session);
       code = Number(answer[':status']);
       retryAfter = answer['retry-after'];
       warnings = headerValues(answer.warning);

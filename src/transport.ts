@@ -9,7 +9,7 @@ import { handshake } from './handshake.ts';
 import { headerValues } from './warnings.ts';
 import type { Undici } from './runtime.ts';
 import { waitFor } from './wait.ts';
-import { abortReason, ConnectionClosedError, RefusedStreamError } from './wire-errors.ts';
+import { abortReason, ConnectionClosedError, ReadTimeoutError, RefusedStreamError } from './wire-errors.ts';
 
 export type { Answer, Exchange } from './h2.ts';
 
@@ -23,6 +23,12 @@ export interface TransportSettings {
   maxSockets: number;
   /** Offer `h2` by ALPN; false offers HTTP/1.1 only. */
   http2: boolean;
+  /**
+   * HTTP/2 health checks: a session idle (nothing heard) for longer than `idleMs` is checked
+   * before it carries a request, and any session whose stream timed out is checked at once; a
+   * PING that gets no answer within `pingTimeoutMs` retires the session.
+   */
+  health: { idleMs: number; pingTimeoutMs: number };
 }
 
 /**
@@ -48,6 +54,10 @@ export class Transport {
   /** Streams in flight per session (a replaced session may still finish some), and how to end each. */
   readonly #active = new WeakMap<ClientHttp2Session, number>();
   readonly #inFlight = new Set<(error: Error) => void>();
+  /** When each session last answered anything (response headers or a PING acknowledgement). */
+  readonly #heard = new WeakMap<ClientHttp2Session, number>();
+  /** The health check under way per session, shared by everyone who waits for it. */
+  readonly #checks = new WeakMap<ClientHttp2Session, Promise<boolean>>();
   readonly #book: StreamBook = {
     opened: (session, cancel) => {
       this.#inFlight.add(cancel);
@@ -56,6 +66,9 @@ export class Transport {
     closed: (session, cancel) => {
       this.#inFlight.delete(cancel);
       this.#track(session, -1);
+    },
+    heard: (session) => {
+      this.#heard.set(session, performance.now());
     },
   };
 
@@ -80,6 +93,8 @@ export class Transport {
     try {
       return await sendH2(session, exchange, this.#book);
     } catch (error) {
+      // Silence may mean the connection died without a word (a load balancer failed over): ask.
+      if (error instanceof ReadTimeoutError) void this.#alive(session);
       if (!(error instanceof RefusedStreamError)) throw error;
       // Unprocessed by the server's own word; once more on a fresh session.
       const fresh = await this.#h2Session(exchange.signal);
@@ -126,7 +141,14 @@ export class Transport {
     if (this.closed) throw new ConnectionClosedError();
     if (this.#protocol === 'http/1.1') return undefined;
     const current = this.#session;
-    if (current && !current.closed && !current.destroyed) return current;
+    if (current && !current.closed && !current.destroyed) {
+      // A session under suspicion (a stream timed out) or quiet for long carries nothing new
+      // until it has answered a PING.
+      const checking = this.#checks.get(current);
+      if (checking === undefined && !this.#quietTooLong(current)) return current;
+      if (await waitFor(checking ?? this.#alive(current), signal, abortReason)) return current;
+      return this.#h2Session(signal);
+    }
     // A caller that has already given up starts nothing that nobody would wait for.
     if (signal?.aborted) throw abortReason(signal);
     // One handshake for all callers, carrying no caller's signal; each stops waiting on its own.
@@ -175,8 +197,61 @@ export class Transport {
     session.on('goaway', forget);
     session.on('close', forget);
     session.unref();
+    this.#heard.set(session, performance.now());
     this.#session = session;
     return session;
+  }
+
+  /** Idle and unheard-from for longer than the health settings allow: check before use. */
+  #quietTooLong(session: ClientHttp2Session): boolean {
+    const idle = (this.#active.get(session) ?? 0) === 0;
+    const heard = this.#heard.get(session) ?? 0;
+    return idle && performance.now() - heard > this.#settings.health.idleMs;
+  }
+
+  /**
+   * A PING with a deadline, as golang.org/x/net/http2's health check (ReadIdleTimeout and
+   * PingTimeout, which client-go sets) does. No acknowledgement in time: the session is destroyed,
+   * failing what it still carries, and the next request opens a new connection. The session is
+   * held referenced while the check runs, so a caller waiting for it is not left behind by an
+   * exiting process.
+   */
+  #alive(session: ClientHttp2Session): Promise<boolean> {
+    const running = this.#checks.get(session);
+    if (running) return running;
+    const check = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        resolve(false);
+      }, this.#settings.health.pingTimeoutMs);
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+      try {
+        session.ref();
+        if (
+          !session.ping((error) => {
+            done(error === null);
+          })
+        )
+          done(false);
+      } catch {
+        done(false);
+      }
+    }).then((ok) => {
+      this.#checks.delete(session);
+      if (ok) this.#heard.set(session, performance.now());
+      else this.#retire(session);
+      if (!session.destroyed && (this.#active.get(session) ?? 0) === 0) session.unref();
+      return ok;
+    });
+    this.#checks.set(session, check);
+    return check;
+  }
+
+  #retire(session: ClientHttp2Session): void {
+    if (this.#session === session) this.#session = undefined;
+    session.destroy();
   }
 
   readonly #keepTicket = (ticket: Buffer): void => {

@@ -2,7 +2,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
-import { harness, type Harness, instance, rejection, WORKER } from '../helpers.ts';
+import { harness, type Harness, instance, rejection, settles, WORKER } from '../helpers.ts';
 
 let h: Harness;
 let api: ocp.Connection;
@@ -90,6 +90,36 @@ describe('timeouts', () => {
       await ocp.process('worker-template', { VM_NAME: 'x' }, { ...WORKER, api, requestTimeout: longest }),
     ).toHaveLength(3);
   });
+
+  test.each(['first', 'second'] as const)(
+    "a caller's read limit bounds its wait for a shared discovery request it started %s",
+    async (order) => {
+      await using fresh = await h.connect();
+      h.sim.addFault({ method: 'GET', path: '/apis/kubevirt.io/v1', action: { type: 'delay', ms: 1_500 } });
+      const hastyOptions = { ...WORKER, api: fresh, requestTimeout: { connect: 10_000, read: 400 } };
+      const discovered = (): boolean => h.sim.log.some((e) => e.path === '/apis/kubevirt.io/v1');
+      let patient: Promise<unknown>;
+      let hasty: Promise<Error>;
+      if (order === 'first') {
+        hasty = rejection(ocp.create('worker-template', { VM_NAME: 'hasty' }, hastyOptions));
+        await settles(discovered, true);
+        patient = ocp.create('worker-template', { VM_NAME: 'patient' }, { ...WORKER, api: fresh });
+      } else {
+        patient = ocp.create('worker-template', { VM_NAME: 'patient' }, { ...WORKER, api: fresh });
+        await settles(discovered, true);
+        hasty = rejection(ocp.create('worker-template', { VM_NAME: 'hasty' }, hastyOptions));
+      }
+      const error = instance(await hasty, ocp.RequestError);
+      expect(error.name).toBe('TimeoutError');
+      expect(error.message).toBe('Discover kubevirt.io/v1: read timed out after 400 ms');
+      // The shared request went on: the patient caller got its answer, from one discovery request.
+      expect(await patient).toHaveLength(3);
+      expect(h.sim.log.filter((e) => e.path === '/apis/kubevirt.io/v1')).toHaveLength(1);
+      expect(h.sim.log.filter((e) => e.method === 'PATCH' && e.path.includes('hasty'))).toHaveLength(0);
+      h.sim.clearFaults();
+      await ocp.delete('worker-template', { VM_NAME: 'patient' }, { ...WORKER, api: fresh });
+    },
+  );
 
   test('a body that stalls mid-way is a read timeout too', async () => {
     h.sim.addFault({ method: 'GET', path: /\/templates\//, action: { type: 'stall-body', ms: 1_000 } });

@@ -1,0 +1,68 @@
+// A TCP relay between the library and the simulator, standing in for a load balancer: it can
+// freeze the connections it carries — stop forwarding in both directions and keep both sockets
+// open, as a silent failover does (no FIN, no RST) — while new connections still go through.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+export interface Relay {
+  /** `https://127.0.0.1:port`, to put in a kubeconfig instead of the simulator's URL. */
+  url: string;
+  /** Connections accepted so far. */
+  readonly accepted: number;
+  /** Stops forwarding on every connection open now; later connections forward as usual. */
+  freeze(): void;
+  close(): Promise<void>;
+}
+
+export async function startRelay(target: string): Promise<Relay> {
+  const port = Number(new URL(target).port);
+  const pairs = new Set<{ client: Socket; upstream: Socket; frozen: boolean }>();
+  let accepted = 0;
+  const server: Server = createServer((client) => {
+    accepted += 1;
+    const upstream = connect(port, '127.0.0.1');
+    const pair = { client, upstream, frozen: false };
+    pairs.add(pair);
+    const forward = (from: Socket, to: Socket): void => {
+      from.on('data', (chunk: Buffer) => {
+        // A frozen path swallows everything: nothing arrives, nothing is refused.
+        if (!pair.frozen) to.write(chunk);
+      });
+    };
+    forward(client, upstream);
+    forward(upstream, client);
+    const end = (): void => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) {
+      socket.on('error', end);
+      socket.on('close', () => {
+        // A frozen path does not pass a close on either: the other side never hears of it.
+        if (!pair.frozen) end();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `https://127.0.0.1:${address.port}`,
+    get accepted() {
+      return accepted;
+    },
+    freeze: () => {
+      for (const pair of pairs) pair.frozen = true;
+    },
+    close: async () => {
+      for (const pair of pairs) {
+        pair.client.destroy();
+        pair.upstream.destroy();
+      }
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+    },
+  };
+}
