@@ -3,7 +3,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', '.cache/'] },
+  {
+    ignores: ['dist/', 'coverage/', 'node_modules/', '.cache/', 'test/.readme-*', 'test/lib/.otel-recipe-*'],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,

@@ -25,6 +25,8 @@ export interface BurstPhase {
 export interface BurstResult {
   create: BurstPhase;
   delete: BurstPhase;
+  /** A second create burst on the same client and connections, after the first was deleted. */
+  warm: BurstPhase;
 }
 
 export const BURST_TEMPLATE = 'burst';
@@ -109,24 +111,34 @@ async function burst(command: BurstCommand): Promise<BurstResult> {
     await using api = await ocp.connect({ kubeconfig });
     const create = await phase(k, (job) => ocp.create(BURST_TEMPLATE, { JOB: job }, { ...OPTIONS, api }));
     const remove = await phase(k, (job) => ocp.delete(BURST_TEMPLATE, { JOB: job }, { ...OPTIONS, api }));
-    return { create, delete: remove };
+    const warm = await phase(k, (job) => ocp.create(BURST_TEMPLATE, { JOB: job }, { ...OPTIONS, api }));
+    await phase(k, (job) => ocp.delete(BURST_TEMPLATE, { JOB: job }, { ...OPTIONS, api }));
+    return { create, delete: remove, warm };
   }
   if (impl === 'baseline') {
     const client = baseline(kubeconfig);
-    return { create: await phase(k, client.create), delete: await phase(k, client.remove) };
+    const create = await phase(k, client.create);
+    const remove = await phase(k, client.remove);
+    const warm = await phase(k, client.create);
+    await phase(k, client.remove);
+    return { create, delete: remove, warm };
   }
   const client = impl === 'raw-h1' ? rawH1(kubeconfig) : rawH2(kubeconfig);
   const { send } = client;
   try {
     // The same first request as connect(): one warm connection before the burst, as the library has.
     await send('GET', '/api/v1');
-    const create = await phase(k, async (job) =>
-      applyAll(send, await render(send, BURST_TEMPLATE, { JOB: job })),
-    );
-    const remove = await phase(k, async (job) =>
-      deleteAll(send, await render(send, BURST_TEMPLATE, { JOB: job })),
-    );
-    return { create, delete: remove };
+    const createJob = async (job: string): Promise<void> => {
+      await applyAll(send, await render(send, BURST_TEMPLATE, { JOB: job }));
+    };
+    const deleteJob = async (job: string): Promise<void> => {
+      await deleteAll(send, await render(send, BURST_TEMPLATE, { JOB: job }));
+    };
+    const create = await phase(k, createJob);
+    const remove = await phase(k, deleteJob);
+    const warm = await phase(k, createJob);
+    await phase(k, deleteJob);
+    return { create, delete: remove, warm };
   } finally {
     await client.close();
   }

@@ -17,7 +17,8 @@ export interface BurstRow {
   latencyMs: number;
   k: number;
   impl: BurstImpl;
-  phase: 'create' | 'delete';
+  /** `warm`: a second create burst on the same client, after the first was deleted. */
+  phase: 'create' | 'delete' | 'warm';
   wallMs: number;
   p50Ms: number;
   p99Ms: number;
@@ -131,7 +132,7 @@ export async function runBursts(plan: BurstPlan, progress: (line: string) => voi
               handshakes: Math.max(...samples.map((x) => x.handshakes)),
               resumed: Math.min(...samples.map((x) => x.resumed)),
             };
-            for (const phase of ['create', 'delete'] as const) {
+            for (const phase of ['create', 'delete', 'warm'] as const) {
               // The run whose time is the median, so that its percentiles, CPU and heap belong together.
               const sorted = samples.map((x) => x.result[phase]).sort((a, b) => a.wallMs - b.wallMs);
               const m: BurstPhase | undefined = sorted[Math.floor((sorted.length - 1) / 2)];
@@ -151,8 +152,8 @@ export async function runBursts(plan: BurstPlan, progress: (line: string) => voi
               });
             }
             const result = {
-              create: rows.at(-2) ?? { wallMs: 0 },
-              delete: rows.at(-1) ?? { wallMs: 0 },
+              create: rows.at(-3) ?? { wallMs: 0 },
+              delete: rows.at(-2) ?? { wallMs: 0 },
             };
             progress(
               `burst ${protocol.padEnd(5)} ${String(latencyMs).padStart(2)}ms K=${String(k).padStart(3)} ${impl.padEnd(8)} create ${result.create.wallMs.toFixed(0).padStart(6)} ms  delete ${result.delete.wallMs.toFixed(0).padStart(6)} ms  ${counts.requests} req ${counts.connections} conn ${counts.handshakes} tls (${counts.resumed} resumed)`,

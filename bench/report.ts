@@ -6,6 +6,7 @@ import { DEFAULT_MAX_SOCKETS } from '../src/connection.ts';
 import { burstChart, burstSection, burstTargets, verdict } from './burst-report.ts';
 import type { BurstRow } from './burst.ts';
 import type { ImportCost } from './import-cost.ts';
+import { type TracingCost, tracingSection } from './tracing.ts';
 
 export interface Row {
   latencyMs: number;
@@ -160,6 +161,7 @@ export async function writeReport(
   rows: Row[],
   imports: ImportCost | undefined,
   bursts: BurstRow[],
+  tracing: TracingCost | undefined,
 ): Promise<void> {
   const zeroRaw = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'raw' });
   const zeroRawH2 = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'raw-h2' });
@@ -228,7 +230,7 @@ ${[0, 10]
     [1, 3].map((d) => `## ${latency} ms per request, D = ${d}\n\n${table(rows, latency, d)}\n`),
   )
   .join('\n')}`;
-  await writeFile('docs/performance.md', `${text}\n${burstSection(bursts)}`);
+  await writeFile('docs/performance.md', `${text}\n${burstSection(bursts)}\n${tracingSection(tracing)}`);
   await writeFile('docs/performance.svg', chart(rows));
   await writeFile('docs/bursts.svg', burstChart(bursts));
 }

@@ -12,6 +12,7 @@ import { importCost, type ImportCost } from './import-cost.ts';
 import { DEFAULT_MAX_SOCKETS } from '../src/connection.ts';
 import { type BurstRow, REQUESTS_PER_JOB, runBursts } from './burst.ts';
 import { writeReport, type Row } from './report.ts';
+import { measureTracingCost, type TracingCost } from './tracing.ts';
 
 const { values } = parseArgs({
   options: {
@@ -270,8 +271,8 @@ try {
   await rm(burstDir, { recursive: true, force: true });
 }
 for (const row of bursts.filter((r) => r.impl === 'library' && r.phase === 'create')) {
-  // One connect request, then every job's requests for create and for delete.
-  const expected = 1 + row.k * REQUESTS_PER_JOB * 2;
+  // One connect request, then every job's requests for create and delete, first and warm.
+  const expected = 1 + row.k * REQUESTS_PER_JOB * 4;
   if (row.requests !== expected)
     failures.push(`burst ${row.protocol} K=${row.k}: ${row.requests} requests, expected ${expected}`);
   // Over HTTP/2 every job shares one connection; over HTTP/1.1 the pool opens at most maxSockets.
@@ -282,9 +283,23 @@ for (const row of bursts.filter((r) => r.impl === 'library' && r.phase === 'crea
     );
 }
 
+// What the TracingChannels cost, and where the client's CPU goes per request.
+let tracing: TracingCost | undefined;
+if (!smoke) {
+  const tracingDir = await mkdtemp(join(tmpdir(), 'ots-tracing-'));
+  try {
+    tracing = await measureTracingCost(tracingDir, (line) => {
+      if (!values.json) process.stderr.write(`${line}\n`);
+    });
+  } finally {
+    await rm(tracingDir, { recursive: true, force: true });
+  }
+}
+
 const imports: ImportCost | undefined = smoke ? undefined : await importCost();
-if (values.json) process.stdout.write(`${JSON.stringify({ rows, bursts, imports, failures }, null, 2)}\n`);
-if (!smoke) await writeReport(rows, imports, bursts);
+if (values.json)
+  process.stdout.write(`${JSON.stringify({ rows, bursts, tracing, imports, failures }, null, 2)}\n`);
+if (!smoke) await writeReport(rows, imports, bursts, tracing);
 if (failures.length > 0) {
   process.stderr.write(`bench: request counts off the minimum:\n  ${failures.join('\n  ')}\n`);
   process.exitCode = 1;

@@ -17,6 +17,7 @@ import {
 import { overloadHint, retryDelay, shouldRetry } from './retry.ts';
 import type { ClientNode, Undici } from './runtime.ts';
 import { CredentialsError } from './wire-errors.ts';
+import { traceAttempt, type Traced, tracingRequests } from './tracing.ts';
 import { type Answer, Transport } from './transport.ts';
 import type { Connection, RequestTimeout, ServerWarning, WarningHandler } from './types.ts';
 import { isRecord } from './json.ts';
@@ -182,6 +183,7 @@ export class ClusterConnection implements Connection {
     request: ApiRequest,
     timeouts: Timeouts,
     signal: AbortSignal | undefined,
+    traced: Traced | undefined,
   ): Promise<Answer> {
     const auth = await this.#credentials.headers().catch((error: unknown) => {
       throw new CredentialsError(error);
@@ -199,6 +201,7 @@ export class ClusterConnection implements Connection {
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
       readTimeout: timeouts.read,
       signal,
+      traced,
     });
   }
 
@@ -229,10 +232,17 @@ export class ClusterConnection implements Connection {
     return request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
   }
 
-  async #attempt(request: ApiRequest, timeouts: Timeouts, signal: AbortSignal | undefined): Promise<Answer> {
+  async #attempt(
+    request: ApiRequest,
+    timeouts: Timeouts,
+    signal: AbortSignal | undefined,
+    traced: Traced | undefined,
+  ): Promise<Answer> {
+    const viaProxy = async (): Promise<Answer> =>
+      this.#sendThroughClientNode(await this.#context(request), timeouts, signal);
     const answer = this.#transport
-      ? await this.#send(this.#transport, request, timeouts, signal)
-      : await this.#sendThroughClientNode(await this.#context(request), timeouts, signal);
+      ? await this.#send(this.#transport, request, timeouts, signal, traced)
+      : await (traced ? traced(viaProxy, 'http/1.1') : viaProxy());
     // undici frees the socket for the pool a turn after the body ends; without this wait the
     // next sequential request finds it busy and opens a second connection (one more handshake).
     // HTTP/2 streams share their session and need no such wait.
@@ -241,10 +251,15 @@ export class ClusterConnection implements Connection {
   }
 
   /** One attempt, its failure told in words: a closed Connection, a deadline, or the transport's. */
-  async #attemptOrExplain(request: ApiRequest, timeouts: Timeouts, elapsed: () => number): Promise<Answer> {
+  async #attemptOrExplain(
+    request: ApiRequest,
+    timeouts: Timeouts,
+    elapsed: () => number,
+    traced: Traced | undefined,
+  ): Promise<Answer> {
     const signal = this.#signalFor(request, timeouts);
     try {
-      return await this.#attempt(request, timeouts, signal);
+      return await this.#attempt(request, timeouts, signal, traced);
     } catch (error) {
       const failure = this.#credentials.scrub(
         signal?.aborted && !request.signal?.aborted && !this.closed
@@ -267,8 +282,9 @@ export class ClusterConnection implements Connection {
     let delay: number | undefined;
     let retries = 0;
     let waited = 0;
+    const traced = tracingRequests() ? this.#tracerFor(request) : undefined;
     for (;;) {
-      answer = await this.#attemptOrExplain(request, timeouts, elapsed);
+      answer = await this.#attemptOrExplain(request, timeouts, elapsed, traced);
       if (answer.warnings.length > 0) this.#warn(answer.warnings, request);
       delay = answer.code === 429 ? retryDelay(answer.retryAfter) : undefined;
       if (!shouldRetry(delay, retries, waited)) break;
@@ -318,6 +334,26 @@ export class ClusterConnection implements Connection {
       );
     }
     return { code: answer.code, body };
+  }
+
+  /** Traces each attempt of one request, numbering them (429 retries, refused streams sent again). */
+  #tracerFor(request: ApiRequest): Traced {
+    let attempt = 0;
+    const path = this.#basePath + request.path;
+    const operation = request.warnings?.operation ?? 'connect';
+    return (work, protocol) =>
+      traceAttempt(
+        {
+          method: request.method,
+          path,
+          protocol,
+          attempt: ++attempt,
+          operation,
+          step: request.step,
+          target: request.target,
+        },
+        work,
+      );
   }
 
   /** A warning the library itself has for the caller, on the same channel as the server's. */

@@ -3,6 +3,7 @@
 // timeout only resets the stream; an answer cut short is a failure, never a success.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpStatusHeader } from 'node:http2';
+import type { Traced } from './tracing.ts';
 import { headerValues } from './warnings.ts';
 import {
   abortReason,
@@ -26,6 +27,8 @@ export interface Exchange {
   /** Longest wait for the answer's headers, and between two pieces of its body. */
   readTimeout: number;
   signal: AbortSignal | undefined;
+  /** Present when someone traces requests: each attempt is sent inside it. */
+  traced?: Traced | undefined;
 }
 
 export interface Answer {

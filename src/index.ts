@@ -33,6 +33,7 @@ import type {
   TemplateParameters,
 } from './types.ts';
 import { checkReferenceArguments, checkTemplateArguments } from './arguments.ts';
+import { countOf, referenceCall, templateCall, traceOperation } from './tracing.ts';
 import type { Target } from './validate.ts';
 
 export { OperationError, RequestError, ValidationError } from './errors.ts';
@@ -96,19 +97,25 @@ async function onTemplateTargets<O extends TemplateOptions, T>(
   options: O | undefined,
   act: (op: OperationContext, targets: Target[], options: O) => Promise<T>,
 ): Promise<T> {
-  const issues = checkTemplateArguments(operation, templateName, parameters, options);
-  if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
-  return withConnection(operation, options, async (connection) => {
-    const op = contextFor(operation, connection, options);
-    const rendered =
-      operation === 'delete'
-        ? await renderForDelete(op, templateName, parameters, options)
-        : await renderTemplate(op, templateName, parameters, options);
-    // A delete into a namespace that no longer exists: none of its objects exist either.
-    if (rendered === undefined) return act(op, [], options);
-    op.redact = rendered.redact;
-    return act(op, await resolveTargets(op, rendered.objects, options.namespace), options);
-  });
+  return traceOperation(
+    () => templateCall(operation, templateName, options),
+    async () => {
+      const issues = checkTemplateArguments(operation, templateName, parameters, options);
+      if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
+      return withConnection(operation, options, async (connection) => {
+        const op = contextFor(operation, connection, options);
+        const rendered =
+          operation === 'delete'
+            ? await renderForDelete(op, templateName, parameters, options)
+            : await renderTemplate(op, templateName, parameters, options);
+        // A delete into a namespace that no longer exists: none of its objects exist either.
+        if (rendered === undefined) return act(op, [], options);
+        op.redact = rendered.redact;
+        return act(op, await resolveTargets(op, rendered.objects, options.namespace), options);
+      });
+    },
+    countOf,
+  );
 }
 
 /** Reference mode: validate the refs, resolve their kinds, then `act`; an empty list sends nothing. */
@@ -117,12 +124,18 @@ async function onReferenceTargets<O extends ReferenceOptions, T>(
   options: O,
   act: (op: OperationContext, targets: Target[], options: O) => Promise<T[]>,
 ): Promise<T[]> {
-  assertValid(operation, checkReferenceArguments(operation, options));
-  if (options.resources.length === 0) return [];
-  return withConnection(operation, options, async (connection) => {
-    const op = contextFor(operation, connection, options);
-    return act(op, await resolveReferences(op, options.resources), options);
-  });
+  return traceOperation(
+    () => referenceCall(operation, options),
+    async () => {
+      assertValid(operation, checkReferenceArguments(operation, options));
+      if (options.resources.length === 0) return [];
+      return withConnection(operation, options, async (connection) => {
+        const op = contextFor(operation, connection, options);
+        return act(op, await resolveReferences(op, options.resources), options);
+      });
+    },
+    countOf,
+  );
 }
 
 /**
@@ -149,7 +162,11 @@ async function onReferenceTargets<O extends ReferenceOptions, T>(
  * ```
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  return openConnection(options);
+  return traceOperation(
+    () => ({ operation: 'connect' }),
+    () => openConnection(options),
+    () => undefined,
+  );
 }
 
 /**
@@ -180,16 +197,17 @@ export async function process(
   parameters: TemplateParameters | undefined,
   options: TemplateOptions,
 ): Promise<KubernetesObject[]> {
-  assertValid('process', checkTemplateArguments('process', templateName, parameters, options));
-  return withConnection('process', options, async (connection) => {
-    const rendered = await renderTemplate(
-      contextFor('process', connection, options),
-      templateName,
-      parameters,
-      options,
-    );
-    return rendered.objects;
-  });
+  return traceOperation(
+    () => templateCall('process', templateName, options),
+    async () => {
+      assertValid('process', checkTemplateArguments('process', templateName, parameters, options));
+      return withConnection('process', options, async (connection) => {
+        const op = contextFor('process', connection, options);
+        return (await renderTemplate(op, templateName, parameters, options)).objects;
+      });
+    },
+    countOf,
+  );
 }
 
 /**

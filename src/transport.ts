@@ -89,17 +89,29 @@ export class Transport {
 
   async send(exchange: Exchange): Promise<Answer> {
     const session = await this.#h2Session(exchange.signal);
-    if (session === undefined) return this.#sendH1(exchange);
+    if (session === undefined) return this.#viaH1(exchange);
     try {
-      return await sendH2(session, exchange, this.#book);
+      return await this.#viaH2(session, exchange);
     } catch (error) {
       // Silence may mean the connection died without a word (a load balancer failed over): ask.
       if (error instanceof ReadTimeoutError) void this.#alive(session);
       if (!(error instanceof RefusedStreamError)) throw error;
       // Unprocessed by the server's own word; once more on a fresh session.
       const fresh = await this.#h2Session(exchange.signal);
-      return fresh === undefined ? this.#sendH1(exchange) : sendH2(fresh, exchange, this.#book);
+      return fresh === undefined ? this.#viaH1(exchange) : this.#viaH2(fresh, exchange);
     }
+  }
+
+  /** One attempt on a stream, traced when someone listens. */
+  #viaH2(session: ClientHttp2Session, exchange: Exchange): Promise<Answer> {
+    const send = (): Promise<Answer> => sendH2(session, exchange, this.#book);
+    return exchange.traced ? exchange.traced(send, 'h2') : send();
+  }
+
+  /** One attempt on the HTTP/1.1 pool, traced when someone listens. */
+  #viaH1(exchange: Exchange): Promise<Answer> {
+    const send = (): Promise<Answer> => this.#sendH1(exchange);
+    return exchange.traced ? exchange.traced(send, 'http/1.1') : send();
   }
 
   /**

@@ -2,7 +2,6 @@
 // printed, on Node 22 and Node 24, against the simulator with KUBECONFIG set to the kubeconfig the
 // simulator writes (the README's "Try it locally" path), so the README cannot drift from the code.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -56,7 +55,8 @@ describe('README', () => {
     code = await snippets();
     sim = await startSimulator();
     sim.addToken('readme-sa-token', { user: 'system:serviceaccount:workers:scheduler' });
-    dir = await mkdtemp(join(tmpdir(), 'ots-readme-'));
+    // Inside the checkout, so that the snippets' imports (the OpenTelemetry recipe's) resolve.
+    dir = await mkdtemp(resolve('test/.readme-'));
     await sim.writeKubeconfig(join(dir, 'kubeconfig'));
   });
   afterAll(async () => {
