@@ -5,26 +5,17 @@
 // "failed to create typed patch object"), and the body is then decoded strictly, so a field given
 // twice is a warning under `Warn` (the default), a 400 under `Strict`, and nothing under `Ignore`.
 // The simulator knows the top-level fields of the kinds below and every kind's ObjectMeta.
+import { isObject, type JsonObject, SERVER_METADATA } from './fields.ts';
 import { StatusError } from './status.ts';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
+/** Every ObjectMeta field: what the server sets, and what a client may. */
 const OBJECT_META = new Set([
-  'name',
+  ...SERVER_METADATA,
   'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
   'labels',
   'annotations',
   'ownerReferences',
   'finalizers',
-  'managedFields',
 ]);
 
 const TYPE_META = ['apiVersion', 'kind', 'metadata'];
@@ -48,12 +39,8 @@ const TOP_LEVEL: Readonly<Record<string, readonly string[]>> = {
   'apps.openshift.io/DeploymentConfig': SPEC_AND_STATUS,
 };
 
-function isObject(value: unknown): value is Record<string, Json> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The undeclared fields of an applied object, as structured-merge-diff paths (`.spec.x`). */
-function undeclaredFields(group: string, kind: string, object: Record<string, Json>): string[] {
+function undeclaredFields(group: string, kind: string, object: JsonObject): string[] {
   const topLevel = TOP_LEVEL[`${group}/${kind}`];
   const paths = topLevel
     ? Object.keys(object)

@@ -12,7 +12,7 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 /** Fields the server sets or derives: never owned, never taken from an applied configuration. */
-const SERVER_METADATA = new Set([
+export const SERVER_METADATA = new Set([
   'name',
   'namespace',
   'uid',

@@ -1,5 +1,7 @@
-// The library's errors: one class per concern, each naming the operation and the target, keeping
-// the original failure as `cause`, and never carrying a token, parameter value or Secret data.
+// The library's errors: one class per concern. Each names what failed — the operation and its
+// argument or object for a ValidationError, the step and target for a RequestError, the objects
+// for an OperationError — keeps the failure underneath as `cause` where there is one, and never
+// carries a credential, a parameter value the Template feeds into a Secret, or Secret data.
 import type { ResourceRef } from './types.ts';
 
 /**

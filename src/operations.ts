@@ -222,17 +222,11 @@ export async function resolveTargets(
       apiVersions.add(object.apiVersion);
   }
   const documents = new Map<string, Document>();
+  const wait = { signal: op.signal, readMs: op.timeout.read };
   // One after another: after a Connection's first operation every lookup is a cache hit, and over
   // HTTP/1.1 lookups in parallel would open more sockets (more handshakes) for nothing.
   for (const apiVersion of apiVersions) {
-    documents.set(
-      apiVersion,
-      await op.connection.discovery.get(
-        apiVersion,
-        { signal: op.signal, readMs: op.timeout.read },
-        op.warnings,
-      ),
-    );
+    documents.set(apiVersion, await op.connection.discovery.get(apiVersion, wait, op.warnings));
   }
   const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
     const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
@@ -248,14 +242,7 @@ export async function resolveTargets(
       missing.add(object.apiVersion);
   }
   for (const apiVersion of missing) {
-    documents.set(
-      apiVersion,
-      await op.connection.discovery.refresh(
-        apiVersion,
-        { signal: op.signal, readMs: op.timeout.read },
-        op.warnings,
-      ),
-    );
+    documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, wait, op.warnings));
   }
   const { targets, issues } = checkRenderedObjects(objects, namespace, lookup);
   if (issues.length > 0) throw new ValidationError(op.operation, issues);

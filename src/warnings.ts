@@ -68,6 +68,9 @@ export function headerValues(value: string | string[] | undefined): string[] {
  * distinct text as a Node.js process warning (`ServerWarning`), as kubectl de-duplicates them.
  * A handler that throws does not fail the request that drew the warning.
  */
+/** Distinct texts remembered per Connection; the oldest is forgotten past this (a long-lived one). */
+const REMEMBERED = 1_000;
+
 export class WarningSink {
   readonly #handler: WarningHandler | undefined;
   readonly #emitted = new Set<string>();
@@ -87,6 +90,7 @@ export class WarningSink {
       return;
     }
     if (this.#emitted.has(warning.text)) return;
+    if (this.#emitted.size >= REMEMBERED) this.#emitted.delete(this.#emitted.values().next().value ?? '');
     this.#emitted.add(warning.text);
     globalThis.process.emitWarning(warning.text, { type: 'ServerWarning', code: 'OTC_SERVER_WARNING' });
   }
