@@ -31,7 +31,7 @@ function checkTemplateName(value: unknown, issues: Issues): void {
 }
 
 /** The longest delay a Node.js timer holds (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 function checkTimeout(value: RequestTimeout | undefined, label: string, issues: Issues): void {
   if (value === undefined) return;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeconfigSecrets } from './credentials.ts';
 import { ClusterConnection, DEFAULT_MAX_SOCKETS, DEFAULT_TIMEOUT, toTimeouts } from './connection.ts';
 import { parseDiscovery } from './discovery.ts';
 import { abortedBeforeSending } from './failures.ts';
@@ -112,13 +113,6 @@ async function tlsOptions(kc: KubeConfig): Promise<Record<string, unknown> | und
   return undefined;
 }
 
-function secretsOf(kc: KubeConfig): string[] {
-  const user = kc.getCurrentUser();
-  return [user?.token, user?.password, user?.keyData, user?.certData].filter(
-    (s): s is string => typeof s === 'string',
-  );
-}
-
 /** Opens and checks a connection; see `connect` in index.ts for the public documentation. */
 export async function openConnection(options: ConnectOptions = {}): Promise<ClusterConnection> {
   const issues = checkConnectOptions(options);
@@ -134,7 +128,7 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
   try {
     tls = await tlsOptions(kc);
   } catch (error) {
-    throw loadError('the TLS settings of the current context', error, makeRedactor(secretsOf(kc)));
+    throw loadError('the TLS settings of the current context', error, makeRedactor(kubeconfigSecrets(kc)));
   }
   if (options.verifySsl === false && tls) tls.rejectUnauthorized = false;
   const settings = {

@@ -4,6 +4,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { debuglog } from 'node:util';
 import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
+import { MAX_TIMEOUT_MS } from './arguments.ts';
 import { Credentials } from './credentials.ts';
 import { RequestError, stoppedBy } from './errors.ts';
 import {
@@ -29,8 +30,6 @@ export const DEFAULT_TIMEOUT = { connect: 10_000, read: 60_000 } as const;
 const USER_AGENT = 'openshift-template-client';
 /** Sockets per Connection unless connect() says otherwise: sequential work uses one. */
 export const DEFAULT_MAX_SOCKETS = 32;
-/** The longest delay a Node.js timer holds; a longer one fires at once (after 1 ms). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 export interface Timeouts {
   connect: number;
@@ -61,6 +60,11 @@ export interface ApiRequest extends FailedRequest {
 export interface ApiResponse {
   code: number;
   body: unknown;
+}
+
+/** A deadline of connect + read, capped where a Node.js timer would fire at once instead. */
+function deadlineOf(timeouts: Timeouts): AbortSignal {
+  return AbortSignal.timeout(Math.min(timeouts.connect + timeouts.read, MAX_TIMEOUT_MS));
 }
 
 function parseBody(text: string): unknown {
@@ -211,8 +215,7 @@ export class ClusterConnection implements Connection {
     timeouts: Timeouts,
     signal: AbortSignal | undefined,
   ): Promise<Answer> {
-    const deadline = AbortSignal.timeout(Math.min(timeouts.connect + timeouts.read, MAX_TIMER_MS));
-    ctx.setSignal(AbortSignal.any([this.#closing.signal, deadline, ...(signal ? [signal] : [])]));
+    ctx.setSignal(AbortSignal.any([this.#closing.signal, deadlineOf(timeouts), ...(signal ? [signal] : [])]));
     const response = await this.#http.send(ctx).toPromise();
     return {
       code: response.httpStatusCode,
@@ -228,7 +231,7 @@ export class ClusterConnection implements Connection {
    */
   #signalFor(request: ApiRequest, timeouts: Timeouts): AbortSignal | undefined {
     if (timeouts.connect >= this.timeouts.connect) return request.signal;
-    const deadline = AbortSignal.timeout(Math.min(timeouts.connect + timeouts.read, MAX_TIMER_MS));
+    const deadline = deadlineOf(timeouts);
     return request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
   }
 

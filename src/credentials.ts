@@ -37,6 +37,14 @@ function text(value: unknown): string | undefined {
   return Buffer.isBuffer(value) ? value.toString('utf8') : undefined;
 }
 
+/** The kubeconfig user's own secrets: its token, password, client key and certificate data. */
+export function kubeconfigSecrets(kc: KubeConfig): string[] {
+  const user = kc.getCurrentUser();
+  return [user?.token, user?.password, user?.keyData, user?.certData].filter(
+    (s): s is string => typeof s === 'string',
+  );
+}
+
 export class Credentials {
   readonly #kc: KubeConfig;
   readonly #k8s: ClientNode;
@@ -58,7 +66,7 @@ export class Credentials {
     this.#dynamic = Boolean(user?.exec ?? user?.authProvider);
     this.#authorize = authorizer(kc);
     this.#certificate = text(tls?.cert);
-    this.remember([user?.token, user?.password, user?.keyData, user?.certData, text(tls?.key)]);
+    this.remember([...kubeconfigSecrets(kc), text(tls?.key)]);
   }
 
   /** The authentication headers for the next request. */

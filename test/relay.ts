@@ -1,6 +1,7 @@
 // A TCP relay between the library and the simulator, standing in for a load balancer: it can
 // freeze the connections it carries — stop forwarding in both directions and keep both sockets
-// open, as a silent failover does (no FIN, no RST) — while new connections still go through.
+// open, as a silent failover does (no FIN, no RST) — while new connections still go through; and
+// it can hold each new connection for a while before it reaches the simulator (a slow handshake).
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export interface Relay {
@@ -13,12 +14,12 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-export async function startRelay(target: string): Promise<Relay> {
+export async function startRelay(target: string, { delayMs = 0 }: { delayMs?: number } = {}): Promise<Relay> {
   const port = Number(new URL(target).port);
   const pairs = new Set<{ client: Socket; upstream: Socket; frozen: boolean }>();
+  const clients = new Set<Socket>();
   let accepted = 0;
-  const server: Server = createServer((client) => {
-    accepted += 1;
+  const relay = (client: Socket): void => {
     const upstream = connect(port, '127.0.0.1');
     const pair = { client, upstream, frozen: false };
     pairs.add(pair);
@@ -42,6 +43,23 @@ export async function startRelay(target: string): Promise<Relay> {
         if (!pair.frozen) end();
       });
     }
+  };
+  const server: Server = createServer((client) => {
+    accepted += 1;
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
+    client.on('error', () => client.destroy());
+    if (delayMs === 0) {
+      relay(client);
+      return;
+    }
+    // Held, not read: what the client sends waits in the socket until the relay starts.
+    client.pause();
+    setTimeout(() => {
+      if (client.destroyed) return;
+      relay(client);
+      client.resume();
+    }, delayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };
@@ -54,10 +72,8 @@ export async function startRelay(target: string): Promise<Relay> {
       for (const pair of pairs) pair.frozen = true;
     },
     close: async () => {
-      for (const pair of pairs) {
-        pair.client.destroy();
-        pair.upstream.destroy();
-      }
+      for (const pair of pairs) pair.upstream.destroy();
+      for (const client of clients) client.destroy();
       await new Promise<void>((resolve) =>
         server.close(() => {
           resolve();
