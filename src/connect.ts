@@ -11,6 +11,7 @@ import { loadClientNode } from './runtime.ts';
 import { makeRedactor, type Redactor, RequestError, ValidationError } from './errors.ts';
 import type { ConnectOptions } from './types.ts';
 import { checkConnectOptions } from './arguments.ts';
+import { type Proxy, proxyFor } from './proxy.ts';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
@@ -98,8 +99,8 @@ function withoutTlsVerification(kc: KubeConfig): void {
   });
 }
 
-/** The TLS settings of the current cluster and user, for our own pool; undefined through a proxy. */
-async function tlsOptions(kc: KubeConfig): Promise<Record<string, unknown> | undefined> {
+/** The TLS settings of the current cluster and user, for the Connection's own transport. */
+async function tlsOptions(kc: KubeConfig): Promise<Record<string, unknown>> {
   const https: Record<string, unknown> = {};
   await kc.applyToHTTPSOptions(https);
   const agentOptions = Object.fromEntries(
@@ -107,10 +108,20 @@ async function tlsOptions(kc: KubeConfig): Promise<Record<string, unknown> | und
       .filter((k) => https[k] !== undefined)
       .map((k) => [k, https[k]]),
   );
-  const dispatcher = kc.createDispatcherOptions(kc.getCurrentCluster(), agentOptions);
-  if (dispatcher.type === 'agent') return { ...dispatcher.connect };
-  if (dispatcher.type === 'none') return {};
-  return undefined;
+  // The proxy is the transport's business (proxy.ts), so client-node is asked without it.
+  const cluster = kc.getCurrentCluster();
+  const direct = cluster && (({ proxyUrl: _, ...rest }) => rest)(cluster);
+  const dispatcher = kc.createDispatcherOptions(direct, agentOptions);
+  return dispatcher.type === 'agent' ? { ...dispatcher.connect } : {};
+}
+
+/** The proxy this Connection tunnels through, as client-go would choose it, or none. */
+function proxyOf(kc: KubeConfig): Proxy | undefined {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) return undefined;
+  const proxy = proxyFor(cluster.server, cluster, globalThis.process.env);
+  if (typeof proxy === 'string') throw new ValidationError('connect', [proxy]);
+  return proxy;
 }
 
 /** Opens and checks a connection; see `connect` in index.ts for the public documentation. */
@@ -124,14 +135,16 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
   const kc = loadKubeConfig(k8s, options);
   if (options.verifySsl === false) withoutTlsVerification(kc);
   const timeouts = toTimeouts(options.requestTimeout, DEFAULT_TIMEOUT);
-  let tls: Record<string, unknown> | undefined;
+  const proxy = proxyOf(kc);
+  let tls: Record<string, unknown>;
   try {
     tls = await tlsOptions(kc);
   } catch (error) {
     throw loadError('the TLS settings of the current context', error, makeRedactor(kubeconfigSecrets(kc)));
   }
-  if (options.verifySsl === false && tls) tls.rejectUnauthorized = false;
+  if (options.verifySsl === false) tls.rejectUnauthorized = false;
   const settings = {
+    proxy,
     timeouts,
     maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
     http2: options.http2 ?? true,

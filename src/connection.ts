@@ -2,7 +2,7 @@
 // function every call goes through (timeouts, signals, 429 retries, debug lines, redaction).
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { debuglog } from 'node:util';
-import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
 import { MAX_TIMEOUT_MS } from './arguments.ts';
 import { Credentials } from './credentials.ts';
@@ -22,7 +22,8 @@ import { traceAttempt, type Traced, tracingRequests } from './tracing.ts';
 import { type Answer, Transport } from './transport.ts';
 import type { Connection, RequestTimeout, ServerWarning, WarningHandler } from './types.ts';
 import { isRecord } from './json.ts';
-import { headerValues, parseWarnings, type WarningRoute, WarningSink } from './warnings.ts';
+import { type Proxy, proxySecrets } from './proxy.ts';
+import { parseWarnings, type WarningRoute, WarningSink } from './warnings.ts';
 
 const debug = debuglog('openshift-templates');
 
@@ -67,6 +68,12 @@ function deadlineOf(timeouts: Timeouts): AbortSignal {
   return AbortSignal.timeout(Math.min(timeouts.connect + timeouts.read, MAX_TIMEOUT_MS));
 }
 
+/** The cluster's CA as a list, whatever form the kubeconfig gave it in. */
+function caList(ca: unknown): (string | Buffer)[] {
+  const all = Array.isArray(ca) ? (ca as unknown[]) : [ca];
+  return all.filter((c): c is string | Buffer => typeof c === 'string' || Buffer.isBuffer(c));
+}
+
 function parseBody(text: string): unknown {
   if (text === '') return undefined;
   try {
@@ -90,11 +97,8 @@ export class ClusterConnection implements Connection {
   readonly server: string;
   readonly timeouts: Timeouts;
   readonly discovery: DiscoveryCache;
-  readonly #kc: KubeConfig;
-  readonly #k8s: ClientNode;
-  /** One transport for the Connection's life, whatever the operations' options; absent through a proxy. */
-  readonly #transport: Transport | undefined;
-  readonly #http: InstanceType<ClientNode['IsomorphicFetchHttpLibrary']>;
+  /** One transport for the Connection's life, whatever the operations' options, proxied or not. */
+  readonly #transport: Transport;
   readonly #credentials: Credentials;
   /** What a 401 means for this kubeconfig, in words a user can act on. */
   readonly #credentialsHint: string;
@@ -104,13 +108,16 @@ export class ClusterConnection implements Connection {
   /** Fires once, at close(): ends 429 waits and requests sent through client-node. */
   readonly #closing = new AbortController();
   readonly #warnings: WarningSink;
+  /** The proxy's label (no credentials), named in transport failures; undefined when direct. */
+  readonly #proxy: string | undefined;
 
   constructor(
     kc: KubeConfig,
     k8s: ClientNode,
     undici: Undici,
-    tls: Record<string, unknown> | undefined,
+    tls: Record<string, unknown>,
     settings: {
+      proxy: Proxy | undefined;
       timeouts: Timeouts;
       maxSockets: number;
       http2: boolean;
@@ -118,38 +125,42 @@ export class ClusterConnection implements Connection {
     },
   ) {
     this.#warnings = new WarningSink(settings.onWarning);
-    this.#kc = kc;
-    this.#k8s = k8s;
+    this.#proxy = settings.proxy?.label;
+    if (settings.proxy)
+      debug('Connect %s through proxy %s (%s)', this.server, settings.proxy.label, settings.proxy.source);
     this.timeouts = settings.timeouts;
     this.server = kc.getCurrentCluster()?.server ?? '';
     const url = URL.canParse(this.server) ? new URL(this.server) : undefined;
     this.#origin = url?.origin ?? this.server;
     this.#basePath = url ? url.pathname.replace(/\/+$/, '') : '';
-    this.#http = new k8s.IsomorphicFetchHttpLibrary();
     this.#credentials = new Credentials(kc, k8s, tls);
-    const transport =
-      tls === undefined
-        ? undefined
-        : new Transport(undici, {
-            origin: this.#origin,
-            tls,
-            connectTimeout: settings.timeouts.connect,
-            maxSockets: settings.maxSockets,
-            http2: settings.http2,
-            // client-go checks a session after 30 s of silence and waits 15 s for the PING; a
-            // Connection with a shorter read limit checks sooner, so a dead connection costs at
-            // most that limit twice.
-            health: {
-              idleMs: Math.min(30_000, settings.timeouts.read),
-              pingTimeoutMs: Math.min(15_000, settings.timeouts.read),
-            },
-          });
+    this.#credentials.remember(proxySecrets(settings.proxy));
+    const transport = new Transport(undici, {
+      origin: this.#origin,
+      tls,
+      connectTimeout: settings.timeouts.connect,
+      maxSockets: settings.maxSockets,
+      http2: settings.http2,
+      // client-go checks a session after 30 s of silence and waits 15 s for the PING; a
+      // Connection with a shorter read limit checks sooner, so a dead connection costs at
+      // most that limit twice.
+      health: {
+        idleMs: Math.min(30_000, settings.timeouts.read),
+        pingTimeoutMs: Math.min(15_000, settings.timeouts.read),
+      },
+      through: settings.proxy && {
+        proxy: settings.proxy,
+        // An https:// proxy is verified against Node's trusted CAs and the cluster's CA, and
+        // `verifySsl: false` (insecure-skip-tls-verify) covers it too, as in client-go.
+        tls: { ca: caList(tls.ca), rejectUnauthorized: tls.rejectUnauthorized !== false },
+        userAgent: USER_AGENT,
+      },
+    });
     // As client-go does for exec plugins: a new certificate retires the connections made with the
     // old one (kubernetes/client-go plugin/pkg/client/auth/exec/exec.go, connTracker.CloseAll).
-    if (transport)
-      this.#credentials.onCertificate = (c) => {
-        transport.useClientCertificate(c);
-      };
+    this.#credentials.onCertificate = (c) => {
+      transport.useClientCertificate(c);
+    };
     this.#transport = transport;
     this.discovery = new DiscoveryCache((apiVersion, route) => this.#fetchDiscovery(apiVersion, route));
     const user = kc.getCurrentUser()?.name ?? '(none)';
@@ -160,22 +171,6 @@ export class ClusterConnection implements Connection {
 
   get closed(): boolean {
     return this.#closing.signal.aborted;
-  }
-
-  /** The request as client-node builds it: URL, headers, body, then its authentication headers. */
-  async #context(request: ApiRequest): Promise<RequestContext> {
-    const ctx = new this.#k8s.RequestContext(
-      this.#origin + this.#basePath + pathWithQuery(request),
-      request.method,
-    );
-    ctx.setHeaderParam('Accept', 'application/json');
-    ctx.setHeaderParam('User-Agent', USER_AGENT);
-    if (request.body !== undefined) {
-      ctx.setHeaderParam('Content-Type', request.contentType ?? 'application/json');
-      ctx.setBody(JSON.stringify(request.body));
-    }
-    await this.#kc.applySecurityAuthentication(ctx);
-    return ctx;
   }
 
   /**
@@ -209,22 +204,6 @@ export class ClusterConnection implements Connection {
     });
   }
 
-  /** Through a proxy: client-node's own fetch and dispatcher, bounded by a deadline signal. */
-  async #sendThroughClientNode(
-    ctx: RequestContext,
-    timeouts: Timeouts,
-    signal: AbortSignal | undefined,
-  ): Promise<Answer> {
-    ctx.setSignal(AbortSignal.any([this.#closing.signal, deadlineOf(timeouts), ...(signal ? [signal] : [])]));
-    const response = await this.#http.send(ctx).toPromise();
-    return {
-      code: response.httpStatusCode,
-      text: await response.body.text(),
-      retryAfter: response.headers['retry-after'],
-      warnings: headerValues(response.headers.warning),
-    };
-  }
-
   /**
    * New connections are opened with the Connection's connect limit; an operation that asks for a
    * shorter one gets a deadline of connect + read on each request instead of a transport of its own.
@@ -241,15 +220,11 @@ export class ClusterConnection implements Connection {
     signal: AbortSignal | undefined,
     traced: Traced | undefined,
   ): Promise<Answer> {
-    const viaProxy = async (): Promise<Answer> =>
-      this.#sendThroughClientNode(await this.#context(request), timeouts, signal);
-    const answer = this.#transport
-      ? await this.#send(this.#transport, request, timeouts, signal, traced)
-      : await (traced ? traced(viaProxy, 'http/1.1') : viaProxy());
+    const answer = await this.#send(this.#transport, request, timeouts, signal, traced);
     // undici frees the socket for the pool a turn after the body ends; without this wait the
     // next sequential request finds it busy and opens a second connection (one more handshake).
     // HTTP/2 streams share their session and need no such wait.
-    if (this.#transport?.protocol !== 'h2') await nextTurn();
+    if (this.#transport.protocol !== 'h2') await nextTurn();
     return answer;
   }
 
@@ -267,7 +242,7 @@ export class ClusterConnection implements Connection {
       const failure = this.#credentials.scrub(
         signal?.aborted && !request.signal?.aborted && !this.closed
           ? deadlineError(error, request, timeouts)
-          : transportError(error, request, timeouts, request.signal),
+          : transportError(error, request, timeouts, request.signal, this.#proxy),
       );
       debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
       throw failure;
@@ -419,7 +394,7 @@ export class ClusterConnection implements Connection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.#closing.abort();
-    await this.#transport?.close();
+    await this.#transport.close();
   }
 
   [Symbol.asyncDispose](): Promise<void> {

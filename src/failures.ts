@@ -17,6 +17,13 @@ export interface Limits {
   read: number;
 }
 
+/** The first error in the chain with this code. */
+function withCode(error: unknown, code: string): (Error & { stage?: unknown }) | undefined {
+  return errorChain(error).find(
+    (e): e is Error => e instanceof Error && (e as { code?: unknown }).code === code,
+  );
+}
+
 function errorChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   let current: unknown = error;
@@ -52,6 +59,7 @@ export function transportError(
   request: FailedRequest,
   limits: Limits,
   signal?: AbortSignal,
+  proxy?: string,
 ): RequestError {
   const codes = codesOf(error);
   const outcome = unknownOutcome(request);
@@ -72,11 +80,22 @@ export function transportError(
       },
     );
   }
-  if (codes.some((c) => CONNECT_TIMEOUT_CODES.has(c)))
-    return new RequestError(request.step, request.target, `connect timed out after ${limits.connect} ms`, {
+  const refused = withCode(error, 'OTC_PROXY');
+  // The tunnel never opened, so the request never left: no unknown outcome.
+  if (refused)
+    return new RequestError(request.step, request.target, `${refused.message}; nothing was sent`, {
       cause: error,
-      kind: 'timeout',
     });
+  if (codes.some((c) => CONNECT_TIMEOUT_CODES.has(c))) {
+    const stage = withCode(error, 'OTC_CONNECT_TIMEOUT')?.stage;
+    const detail = typeof stage === 'string' ? ` (${stage})` : '';
+    return new RequestError(
+      request.step,
+      request.target,
+      `connect timed out after ${limits.connect} ms${detail}`,
+      { cause: error, kind: 'timeout' },
+    );
+  }
   if (codes.some((c) => READ_TIMEOUT_CODES.has(c)))
     return fail(`read timed out after ${limits.read} ms`, 'timeout');
   if (signal?.aborted) return stoppedBy(request.step, request.target, signal, outcome, error);
@@ -93,7 +112,8 @@ export function transportError(
     .map((e) => (e instanceof Error ? e.message : ''))
     .filter(Boolean)
     .join(': ');
-  return fail(`request failed${code ? ` (${code})` : ''}: ${detailed || text}`);
+  const via = proxy ? ` through proxy ${proxy}` : '';
+  return fail(`request failed${via}${code ? ` (${code})` : ''}: ${detailed || text}`);
 }
 
 /** The operation's own connect + read deadline ended the request. */

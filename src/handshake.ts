@@ -1,6 +1,8 @@
 // TCP + TLS to the API server, offering protocols by ALPN, bounded by the connect limit and by a
 // signal (a closing Connection), never leaving a socket behind when it fails or is stopped.
 import type { TLSSocket } from 'node:tls';
+import type { Proxy } from './proxy.ts';
+import { openTunnel, type TunnelSettings } from './tunnel.ts';
 import { abortReason, ConnectTimeoutError } from './wire-errors.ts';
 
 export interface HandshakeSettings {
@@ -14,6 +16,8 @@ export interface HandshakeSettings {
   /** Each new ticket the server sends on this connection (TLS 1.3 sends them after the handshake). */
   onTicket: (ticket: Buffer) => void;
   signal: AbortSignal;
+  /** The proxy to tunnel through; absent for a direct connection. */
+  through?: HandshakeProxy | undefined;
 }
 
 /** Where to connect and the SNI to send: host names only, never an IP address (RFC 6066 section 3). */
@@ -29,46 +33,70 @@ export async function endpointOf(
   return { host, port: Number(url.port || 443), servername };
 }
 
+/** Proxy: the tunnel the TLS handshake runs over; its own TLS is verified by `tls`. */
+export interface HandshakeProxy {
+  proxy: Proxy;
+  tls: TunnelSettings['proxyTls'];
+  userAgent: string;
+}
+
 export async function handshake(settings: HandshakeSettings): Promise<TLSSocket> {
-  const { signal } = settings;
-  signal.throwIfAborted();
+  settings.signal.throwIfAborted();
   // Loaded here, not at import: node:tls costs milliseconds to load.
   const [{ connect: connectTls }, endpoint] = await Promise.all([
     import('node:tls'),
     endpointOf(settings.origin, settings.tls),
   ]);
-  signal.throwIfAborted();
-  return new Promise((resolve, reject) => {
-    const socket = connectTls({
-      ...settings.tls,
-      host: endpoint.host,
-      port: endpoint.port,
-      ...(endpoint.servername === undefined ? {} : { servername: endpoint.servername }),
-      ALPNProtocols: settings.protocols,
-      ...(settings.ticket ? { session: settings.ticket } : {}),
+  const through = settings.through;
+  // One limit for the whole way: tunnel, then TLS. A stall names the proxy and the stage it was in.
+  const limit = new AbortController();
+  let stage = through ? `proxy ${through.proxy.label} had not opened the tunnel` : undefined;
+  const timer = setTimeout(() => {
+    limit.abort(new ConnectTimeoutError(settings.connectTimeout, stage));
+  }, settings.connectTimeout);
+  const signal = AbortSignal.any([settings.signal, limit.signal]);
+  try {
+    signal.throwIfAborted();
+    const tunnel = through
+      ? await openTunnel({
+          proxy: through.proxy,
+          target: { host: endpoint.host, port: endpoint.port },
+          proxyTls: through.tls,
+          userAgent: through.userAgent,
+          signal,
+        })
+      : undefined;
+    if (through) stage = `the TLS handshake through proxy ${through.proxy.label} had not finished`;
+    return await new Promise<TLSSocket>((resolve, reject) => {
+      const socket = connectTls({
+        ...settings.tls,
+        ...(tunnel ? { socket: tunnel } : { host: endpoint.host, port: endpoint.port }),
+        ...(endpoint.servername === undefined ? {} : { servername: endpoint.servername }),
+        ALPNProtocols: settings.protocols,
+        ...(settings.ticket ? { session: settings.ticket } : {}),
+      });
+      socket.on('session', settings.onTicket);
+      const onAbort = (): void => {
+        socket.destroy(abortReason(signal));
+      };
+      const onError = (error: Error): void => {
+        done();
+        reject(error);
+      };
+      const done = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        socket.removeListener('error', onError);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      socket.once('error', onError);
+      socket.once('secureConnect', () => {
+        done();
+        // Keep-alive probes travel on the TCP connection: to the proxy when there is one.
+        (tunnel ?? socket).setKeepAlive(true, 30_000);
+        resolve(socket);
+      });
     });
-    socket.on('session', settings.onTicket);
-    const timer = setTimeout(() => {
-      socket.destroy(new ConnectTimeoutError(settings.connectTimeout));
-    }, settings.connectTimeout);
-    const onAbort = (): void => {
-      socket.destroy(abortReason(signal));
-    };
-    const onError = (error: Error): void => {
-      done();
-      reject(error);
-    };
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      socket.removeListener('error', onError);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    socket.once('error', onError);
-    socket.once('secureConnect', () => {
-      done();
-      socket.setKeepAlive(true, 30_000);
-      resolve(socket);
-    });
-  });
+  } finally {
+    clearTimeout(timer);
+  }
 }

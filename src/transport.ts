@@ -5,7 +5,7 @@
 import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { type Answer, type Exchange, sendH2, type StreamBook } from './h2.ts';
-import { handshake } from './handshake.ts';
+import { handshake, type HandshakeProxy } from './handshake.ts';
 import { headerValues } from './warnings.ts';
 import type { Undici } from './runtime.ts';
 import { waitFor } from './wait.ts';
@@ -29,6 +29,8 @@ export interface TransportSettings {
    * PING that gets no answer within `pingTimeoutMs` retires the session.
    */
   health: { idleMs: number; pingTimeoutMs: number };
+  /** The proxy every connection is tunnelled through; absent for direct connections. */
+  through?: HandshakeProxy | undefined;
 }
 
 /**
@@ -172,15 +174,7 @@ export class Transport {
 
   async #negotiate(): Promise<ClientHttp2Session | undefined> {
     const generation = this.#generation;
-    const socket = await handshake({
-      origin: this.#settings.origin,
-      tls: this.#settings.tls,
-      connectTimeout: this.#settings.connectTimeout,
-      protocols: this.#settings.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
-      ticket: this.#ticket,
-      onTicket: this.#keepTicket,
-      signal: this.#closing.signal,
-    });
+    const socket = await this.#handshake(this.#settings.http2 ? ['h2', 'http/1.1'] : ['http/1.1']);
     if (this.closed) {
       socket.destroy();
       throw new ConnectionClosedError();
@@ -303,6 +297,20 @@ export class Transport {
     };
   }
 
+  /** A new connection to the server (through the proxy, if any), resuming the Connection's TLS session. */
+  #handshake(protocols: string[]): Promise<TLSSocket> {
+    return handshake({
+      origin: this.#settings.origin,
+      tls: this.#settings.tls,
+      connectTimeout: this.#settings.connectTimeout,
+      protocols,
+      ticket: this.#ticket,
+      onTicket: this.#keepTicket,
+      signal: this.#closing.signal,
+      through: this.#settings.through,
+    });
+  }
+
   /**
    * The bounded HTTP/1.1 pool. Its first socket is the negotiating handshake's. undici remembers TLS
    * sessions only through WeakRefs (undici lib/core/connect.js, SessionCache), so a garbage
@@ -323,6 +331,18 @@ export class Transport {
         if (spare && !spare.destroyed) {
           // Asynchronously, as a real connect: undici ignores a connector that answers at once.
           process.nextTick(callback, null, spare);
+          return;
+        }
+        if (this.#settings.through) {
+          // undici's own connector knows no proxy: each pool socket is a tunnel of our own.
+          this.#handshake(['http/1.1']).then(
+            (socket) => {
+              callback(null, socket);
+            },
+            (error: unknown) => {
+              callback(error instanceof Error ? error : new Error(String(error)), null);
+            },
+          );
           return;
         }
         // Typed as returning nothing, undici's connector returns its socket; undici cancels a

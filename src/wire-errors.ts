@@ -1,4 +1,5 @@
 // What can go wrong on the wire, as errors the request layer classifies by `code`.
+import type { Proxy } from './proxy.ts';
 
 /** The answer's headers (or a body piece) did not come within the read limit. */
 export class ReadTimeoutError extends Error {
@@ -12,8 +13,11 @@ export class ReadTimeoutError extends Error {
 /** The TCP connection and TLS handshake did not finish within the connect limit. */
 export class ConnectTimeoutError extends Error {
   readonly code = 'OTC_CONNECT_TIMEOUT';
-  constructor(ms: number) {
-    super(`no TLS connection within ${ms} ms`);
+  /** What was still under way when a proxy is in the path, e.g. the proxy had not opened the tunnel. */
+  readonly stage: string | undefined;
+  constructor(ms: number, stage?: string) {
+    super(`no TLS connection within ${ms} ms${stage ? ` (${stage})` : ''}`);
+    this.stage = stage;
     this.name = 'ConnectTimeoutError';
   }
 }
@@ -63,6 +67,26 @@ export class CredentialsError extends Error {
   constructor(cause: unknown) {
     super(cause instanceof Error ? cause.message : String(cause), { cause });
     this.name = 'CredentialsError';
+  }
+}
+
+/** How a proxy failed to open a tunnel. */
+export type ProxyFailure = 'unreachable' | 'authentication' | 'refused' | 'upstream' | 'closed';
+
+/**
+ * The proxy did not open a tunnel to the API server, so nothing was sent to it. Names the proxy by
+ * scheme, host and port only: its credentials are never part of a message.
+ */
+export class ProxyError extends Error {
+  readonly code = 'OTC_PROXY';
+  readonly failure: ProxyFailure;
+  /** The proxy's HTTP status, when it answered CONNECT with one. */
+  readonly status: number | undefined;
+  constructor(proxy: Proxy, what: string, failure: ProxyFailure, cause?: unknown, status?: number) {
+    super(`proxy ${proxy.label} (${proxy.source}): ${what}`, cause === undefined ? undefined : { cause });
+    this.name = 'ProxyError';
+    this.failure = failure;
+    this.status = status;
   }
 }
 

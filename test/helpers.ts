@@ -9,6 +9,7 @@ import {
   type SimulatorOptions,
   startSimulator,
 } from '../simulator/index.ts';
+import { startProxy, type TestProxy } from './proxies.ts';
 
 export interface Harness {
   sim: Simulator;
@@ -19,6 +20,29 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * `npm run test:proxy` runs the library suite with every harness behind a proxy of the kind
+ * OTS_TEST_PROXY names (`http`, `https`, `socks5`), with credentials, through the kubeconfig's
+ * `proxy-url`.
+ */
+async function proxyFromEnvironment(): Promise<TestProxy | undefined> {
+  const kind = globalThis.process.env.OTS_TEST_PROXY;
+  if (kind === undefined || kind === '') return undefined;
+  if (kind !== 'http' && kind !== 'https' && kind !== 'socks5')
+    throw new Error(`OTS_TEST_PROXY must be "http", "https" or "socks5", not ${JSON.stringify(kind)}`);
+  const password = globalThis.process.env.OTS_SENTINEL_PROXY_PASSWORD ?? 'suite-proxy-password';
+  return startProxy(kind, { credentials: { username: 'suite', password } });
+}
+
+function routeThrough(config: KubeconfigObject, proxy: TestProxy | undefined, caCert: string): void {
+  if (!proxy) return;
+  const cluster = config.clusters[0]?.cluster as Record<string, unknown> | undefined;
+  if (!cluster) return;
+  cluster['proxy-url'] = proxy.urlWithCredentials;
+  if (proxy.kind === 'https')
+    cluster['certificate-authority-data'] = Buffer.from(caCert + proxy.caCert).toString('base64');
+}
+
 export async function harness(options: SimulatorOptions = {}): Promise<Harness> {
   // The sentinel run (test/reliability/sentinels.test.ts) makes every harness use a known token.
   const sentinel = globalThis.process.env.OTS_SENTINEL_TOKEN;
@@ -26,16 +50,16 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
     ...options,
     ...(sentinel ? { tokens: { ...options.tokens, [sentinel]: { user: 'admin' } } } : {}),
   });
+  const proxy = await proxyFromEnvironment();
   const dir = await mkdtemp(join(tmpdir(), 'ots-test-'));
   const kubeconfig = join(dir, 'kubeconfig.json');
+  const config = sim.kubeconfig;
   if (sentinel) {
-    const config = sim.kubeconfig;
     const admin = config.users.find((u) => u.name === 'admin');
     if (admin) admin.user.token = sentinel;
-    await writeFile(kubeconfig, JSON.stringify(config), { mode: 0o600 });
-  } else {
-    await sim.writeKubeconfig(kubeconfig);
   }
+  routeThrough(config, proxy, sim.caCert);
+  await writeFile(kubeconfig, JSON.stringify(config), { mode: 0o600 });
   // Operations without `api` load the default kubeconfig, as they would in a user's shell.
   globalThis.process.env.KUBECONFIG = kubeconfig;
   let variants = 0;
@@ -45,12 +69,14 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
     connect: (more = {}) => ocp.connect({ kubeconfig, ...more }),
     kubeconfigWith: async (change) => {
       const config = sim.kubeconfig;
+      routeThrough(config, proxy, sim.caCert);
       change(config);
       const path = join(dir, `kubeconfig-${++variants}.json`);
       await writeFile(path, JSON.stringify(config), { mode: 0o600 });
       return path;
     },
     close: async () => {
+      await proxy?.close();
       await sim.close();
       await rm(dir, { recursive: true, force: true });
     },

@@ -157,7 +157,8 @@ describe('TLS and credentials', () => {
       const error = instance(await rejection(ocp.connect({ kubeconfig: path })), ocp.RequestError);
       expect(error.step).toBe('Connect');
       expect(error.message).toMatch(
-        /^Connect https:\/\/127\.0\.0\.1:\d+: request failed \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\)/,
+        // Under `npm run test:proxy` the failure also names the proxy it went through.
+        /^Connect https:\/\/127\.0\.0\.1:\d+: request failed (through proxy \S+ )?\((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\)/,
       );
       expect(error.cause).toBeInstanceOf(Error);
       expect(h.sim.log.filter((e) => e.path === '/api/v1')).toHaveLength(0);

@@ -5,19 +5,25 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, settles, WORKER } from '../helpers.ts';
+import { startProxy, type TestProxy } from '../proxies.ts';
 import type { FaultAction, FaultRule } from '../../simulator/index.ts';
 import { type MatrixRow, report } from './report.ts';
 
 let h: Harness;
 let otherCa: string;
+/** The proxy of the proxy faults: an HTTP CONNECT proxy that wants credentials. */
+let proxy: TestProxy;
+const PROXY_CREDENTIALS = { username: 'matrix', password: 'matrix-proxy-password' };
 beforeAll(async () => {
   h = await harness();
+  proxy = await startProxy('http', { credentials: PROXY_CREDENTIALS });
   const { startSimulator } = await import('../../simulator/index.ts');
   const stranger = await startSimulator({ seedExamples: false });
   otherCa = stranger.caCert;
   await stranger.close();
 });
 afterAll(async () => {
+  await proxy.close();
   await h.close();
 });
 
@@ -83,6 +89,13 @@ const FAULTS: Fault[] = [
   { name: 'connection refused', only: ['connect', 'apply #2'] },
   { name: 'TLS: unknown CA', only: ['connect'] },
   { name: 'TLS: wrong host name', only: ['connect'] },
+  { name: 'proxy: 407 (no credentials)', only: ['connect'] },
+  { name: 'proxy: 403', only: ['connect'] },
+  { name: 'proxy: 502', only: ['connect'] },
+  { name: 'proxy: unreachable', only: ['connect'] },
+  { name: 'proxy: stalls', only: ['connect'] },
+  { name: 'proxy: hangs up', only: ['connect'] },
+  { name: 'proxy: tunnel cut mid-request', only: ['template GET', 'apply #2', 'delete #2'] },
   { name: 'reset before headers', action: () => ({ type: 'reset' }) },
   { name: 'reset mid-body', action: () => ({ type: 'reset-mid-body' }) },
   { name: 'no response (read timeout)', action: (s) => ({ type: 'hang', execute: s.mutation }) },
@@ -169,10 +182,26 @@ async function closedPort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
+/** The proxy URL a proxy fault connects through, with the proxy set to misbehave as it names. */
+async function proxyUrlFor(fault: string): Promise<string | undefined> {
+  if (!fault.startsWith('proxy: ')) return undefined;
+  const withCredentials = proxy.urlWithCredentials;
+  proxy.behave({ type: 'forward' });
+  if (fault === 'proxy: 407 (no credentials)') return proxy.url;
+  if (fault === 'proxy: 403') proxy.behave({ type: 'refuse', status: 403 });
+  if (fault === 'proxy: 502') proxy.behave({ type: 'refuse', status: 502 });
+  if (fault === 'proxy: stalls') proxy.behave({ type: 'stall' });
+  if (fault === 'proxy: hangs up') proxy.behave({ type: 'close' });
+  if (fault === 'proxy: unreachable') return `http://127.0.0.1:${await closedPort()}`;
+  return withCredentials;
+}
+
 async function kubeconfigFor(fault: string): Promise<string> {
   const port = fault === 'connection refused' ? await closedPort() : 0;
+  const proxyUrl = await proxyUrlFor(fault);
   return h.kubeconfigWith((config) => {
     const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
+    if (proxyUrl) cluster['proxy-url'] = proxyUrl;
     if (fault === 'TLS: unknown CA')
       cluster['certificate-authority-data'] = Buffer.from(otherCa).toString('base64');
     if (fault === 'TLS: wrong host name') cluster['tls-server-name'] = 'api.elsewhere.example';
@@ -227,6 +256,19 @@ describe('fault matrix', () => {
             kubeconfig: h.kubeconfig,
             requestTimeout: { connect: 2_000, read: READ_TIMEOUT },
           });
+        } else if (fault.name === 'proxy: tunnel cut mid-request') {
+          api = await ocp.connect({
+            kubeconfig: await kubeconfigFor(fault.name),
+            requestTimeout: { connect: 2_000, read: 2_000 },
+          });
+          h.sim.addFault({ ...step.match, action: { type: 'hang', execute: step.mutation } });
+          const running = operation(step, api);
+          running.catch(() => undefined);
+          // The request has reached the server (a hung request is logged with status 0) when the
+          // proxy drops every tunnel.
+          await settles(() => h.sim.log.some((e) => e.status === 0), true);
+          proxy.cutAll();
+          result = await running;
         } else {
           api = await h.connect({ requestTimeout: { connect: 2_000, read: READ_TIMEOUT } });
           if (fault.name === 'connection refused')

@@ -1,5 +1,6 @@
 // The library suite, the fault matrix and the load suite again, under NODE_DEBUG=openshift-templates,
-// with a sentinel bearer token for every connection. The fault matrix also uses a sentinel value
+// with a sentinel bearer token for every connection and a sentinel password in every proxy URL of
+// the proxy tests. The fault matrix also uses a sentinel value
 // for its Secret-bound parameter and prints every error it sees (stack and causes); the other
 // suites contribute debug lines and vitest's output. Neither sentinel appears anywhere.
 import { execFile } from 'node:child_process';
@@ -10,6 +11,8 @@ import { report } from './report.ts';
 const run = promisify(execFile);
 const TOKEN = 'SENTINEL-BEARER-91d2c7e4';
 const PARAM = 'SENTINEL-PARAMETER-5f0a3b';
+/** The password in every proxy URL of the proxy tests. */
+const PROXY_PASSWORD = 'SENTINEL-PROXY-7c41e9';
 
 test('no sentinel anywhere in the output of every scenario', async () => {
   const { stdout, stderr } = await run(
@@ -28,6 +31,7 @@ test('no sentinel anywhere in the output of every scenario', async () => {
         NODE_DEBUG: 'openshift-templates',
         OTS_SENTINEL_TOKEN: TOKEN,
         OTS_SENTINEL_PARAM: PARAM,
+        OTS_SENTINEL_PROXY_PASSWORD: PROXY_PASSWORD,
         OTS_PRINT_ERRORS: '1',
         OTS_REPORT_FILE: '',
       },
@@ -40,10 +44,14 @@ test('no sentinel anywhere in the output of every scenario', async () => {
   expect(output).toMatch(/Tests\s+\d+ passed \(\d+\)/);
   expect(output).toContain('OPENSHIFT-TEMPLATES');
   expect(output).toContain('OperationError');
-  for (const sentinel of [TOKEN, PARAM]) {
+  for (const sentinel of [TOKEN, PARAM, PROXY_PASSWORD]) {
     expect(output).not.toContain(sentinel);
     expect(output).not.toContain(Buffer.from(sentinel).toString('base64'));
   }
+  // The proxy tests' Proxy-Authorization values (user "scheduler" and the suite harness's "suite").
+  for (const user of ['scheduler', 'suite'])
+    expect(output).not.toContain(Buffer.from(`${user}:${PROXY_PASSWORD}`).toString('base64'));
+  expect(output).toContain('proxy http://127.0.0.1:');
   report('sentinels', {
     bytesScanned: output.length,
     debugLines: output.split('OPENSHIFT-TEMPLATES').length - 1,

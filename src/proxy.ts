@@ -1,0 +1,189 @@
+// Which proxy, if any, a Connection goes through, read as client-go reads it: the kubeconfig
+// cluster's `proxy-url` first (kubernetes/client-go tools/clientcmd/helpers.go, parseProxyURL:
+// http, https and socks5), else HTTPS_PROXY / https_proxy with NO_PROXY / no_proxy by Go's rules
+// (golang.org/x/net http/httpproxy/proxy.go, which net/http's ProxyFromEnvironment uses).
+import { BlockList, isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
+
+export type ProxyScheme = 'http' | 'https' | 'socks5';
+
+export interface Proxy {
+  scheme: ProxyScheme;
+  /** Host name or IP address, without brackets. */
+  host: string;
+  port: number;
+  username: string | undefined;
+  password: string | undefined;
+  /** `scheme://host:port`, never the credentials: what errors and debug lines name. */
+  label: string;
+  /** Where the proxy was configured: `proxy-url of cluster "c"` or `HTTPS_PROXY`. */
+  source: string;
+}
+
+/** Go's default ports per proxy scheme (httpproxy's portMap). */
+const DEFAULT_PORTS: Record<ProxyScheme, number> = { http: 80, https: 443, socks5: 1080 };
+
+/** The two spellings of a variable Go reads, upper case first; the first non-empty one wins. */
+function fromEnvironment(env: NodeJS.ProcessEnv, upper: string): { name: string; value: string } | undefined {
+  for (const name of [upper, upper.toLowerCase()]) {
+    const value = env[name];
+    if (value !== undefined && value !== '') return { name, value };
+  }
+  return undefined;
+}
+
+/**
+ * A proxy address as Go parses it: one without a scheme or a host (`proxy.corp:3128`) is read
+ * as `http://` + the address. Returns the reason it cannot be used instead of a proxy.
+ */
+function parseProxy(value: string, source: string, schemes: readonly string[]): Proxy | string {
+  let url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || url.host === '')
+    url = URL.canParse(`http://${value}`) ? new URL(`http://${value}`) : undefined;
+  // The address may hold a password: a reason never quotes it.
+  if (url === undefined) return `${source} is not a URL`;
+  const scheme = url.protocol.slice(0, -1);
+  const normalized = scheme === 'socks5h' ? 'socks5' : scheme;
+  if (!schemes.includes(scheme) || !(normalized in DEFAULT_PORTS))
+    return `${source} has the scheme "${scheme}"; it must be ${schemes.join(', ')}`;
+  const known = normalized as ProxyScheme;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === '') return `${source} names no host`;
+  const port = url.port === '' ? DEFAULT_PORTS[known] : Number(url.port);
+  const decode = (text: string): string | undefined => (text === '' ? undefined : decodeURIComponent(text));
+  const shownHost = isIP(host) === 6 ? `[${host}]` : host;
+  return {
+    scheme: known,
+    host,
+    port,
+    username: decode(url.username),
+    password: decode(url.password),
+    label: `${known}://${shownHost}:${port}`,
+    source,
+  };
+}
+
+interface NoProxyRule {
+  /** Matches the server's host (lower case, ASCII) and port, and its address when it is an IP. */
+  matches(host: string, port: string, ip: boolean): boolean;
+}
+
+function isLoopback(host: string): boolean {
+  const family = isIP(host);
+  if (family === 0) return false;
+  const loopback = new BlockList();
+  loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+  loopback.addAddress('::1', 'ipv6');
+  loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+  return loopback.check(host, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** `10.0.0.0/8`, `fd00::/8` */
+function cidrRule(entry: string): NoProxyRule | undefined {
+  const slash = entry.indexOf('/');
+  if (slash < 0) return undefined;
+  const address = entry.slice(0, slash);
+  const bits = entry.slice(slash + 1);
+  const family = isIP(address);
+  if (family === 0 || !/^\d+$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128)) return undefined;
+  const list = new BlockList();
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  list.addSubnet(address, Number(bits), type);
+  return {
+    matches: (host, _port, ip) => ip && isIP(host) === family && list.check(host, type),
+  };
+}
+
+/** Splits `host:port` and `[v6]:port` as Go's net.SplitHostPort does; a bare host has no port. */
+function splitHostPort(entry: string): { host: string; port: string } {
+  const bracketed = /^\[([^\]]*)\]:(\d*)$/.exec(entry);
+  if (bracketed) return { host: bracketed[1] ?? '', port: bracketed[2] ?? '' };
+  const colon = entry.lastIndexOf(':');
+  // More than one colon without brackets is an IPv6 address, not host:port.
+  if (colon < 0 || entry.indexOf(':') !== colon) return { host: entry, port: '' };
+  return { host: entry.slice(0, colon), port: entry.slice(colon + 1) };
+}
+
+/** One NO_PROXY entry by httpproxy's rules: `*`, CIDR, IP[:port], domain[:port], `.domain`, `*.domain`. */
+function noProxyRule(entry: string): NoProxyRule | 'all' | undefined {
+  if (entry === '*') return 'all';
+  const cidr = cidrRule(entry);
+  if (cidr) return cidr;
+  const { host: rawHost, port } = splitHostPort(entry);
+  if (rawHost === '') return undefined;
+  if (isIP(rawHost) !== 0) {
+    const family = isIP(rawHost);
+    const list = new BlockList();
+    list.addAddress(rawHost, family === 4 ? 'ipv4' : 'ipv6');
+    return {
+      matches: (host, hostPort, ip) =>
+        ip &&
+        isIP(host) === family &&
+        list.check(host, family === 4 ? 'ipv4' : 'ipv6') &&
+        (port === '' || port === hostPort),
+    };
+  }
+  const wildcard = rawHost.startsWith('*.') ? rawHost.slice(1) : rawHost;
+  const matchHost = !wildcard.startsWith('.');
+  const suffix = toAscii(matchHost ? `.${wildcard}` : wildcard);
+  return {
+    matches: (host, hostPort, ip) =>
+      !ip &&
+      (host.endsWith(suffix) || (matchHost && host === suffix.slice(1))) &&
+      (port === '' || port === hostPort),
+  };
+}
+
+function toAscii(host: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(host)) return host;
+  return domainToASCII(host) || host;
+}
+
+/** Whether a request to the server goes through the environment's proxy (httpproxy's useProxy). */
+export function bypassesProxy(server: URL, noProxy: string): boolean {
+  const host = server.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = server.port === '' ? '443' : server.port;
+  if (host === 'localhost' || isLoopback(host)) return true;
+  const ip = isIP(host) !== 0;
+  for (const raw of noProxy.split(',')) {
+    const rule = noProxyRule(raw.trim().toLowerCase());
+    if (rule === 'all') return true;
+    if (rule?.matches(host, port, ip)) return true;
+  }
+  return false;
+}
+
+/**
+ * The proxy for a Connection to `server`, or undefined for a direct connection, or the reason
+ * the configuration cannot be used. `proxy-url` applies to every server, loopback included, as
+ * client-go's `http.ProxyURL` does; the environment's proxy is subject to NO_PROXY and never
+ * applies to localhost or a loopback address. Go accepts any scheme from the environment and
+ * would tunnel through an `ftp://` proxy as if it were `http://`; this refuses it instead.
+ */
+export function proxyFor(
+  server: string,
+  cluster: { name: string; proxyUrl?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): Proxy | string | undefined {
+  if (cluster.proxyUrl !== undefined && cluster.proxyUrl !== '')
+    return parseProxy(cluster.proxyUrl, `the proxy-url of cluster "${cluster.name}"`, [
+      'http',
+      'https',
+      'socks5',
+    ]);
+  if (!URL.canParse(server)) return undefined;
+  const url = new URL(server);
+  if (url.protocol !== 'https:') return undefined;
+  const configured = fromEnvironment(env, 'HTTPS_PROXY');
+  if (configured === undefined) return undefined;
+  if (bypassesProxy(url, fromEnvironment(env, 'NO_PROXY')?.value ?? '')) return undefined;
+  return parseProxy(configured.value, configured.name, ['http', 'https', 'socks5', 'socks5h']);
+}
+
+/** What a proxy's credentials look like on the wire, so none of them is ever printed. */
+export function proxySecrets(proxy: Proxy | undefined): string[] {
+  if (proxy?.password === undefined) return [];
+  const pair = `${proxy.username ?? ''}:${proxy.password}`;
+  return [proxy.password, encodeURIComponent(proxy.password), pair, Buffer.from(pair).toString('base64')];
+}
