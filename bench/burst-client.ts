@@ -13,6 +13,11 @@ export interface BurstCommand {
   impl: BurstImpl;
   k: number;
   kubeconfig: string;
+  /**
+   * Instead of bursts: this many sequential create, get and delete cycles of one job (library
+   * only), reported as the `create` phase; `delete` and `warm` are then empty.
+   */
+  cycles?: number;
 }
 
 export interface BurstPhase {
@@ -105,8 +110,25 @@ async function phase(k: number, job: (name: string) => Promise<unknown>): Promis
   return { wallMs, jobMs, cpuMs: (cpu.user + cpu.system) / 1000, peakHeapBytes: peak - heapBefore };
 }
 
+const EMPTY: BurstPhase = { wallMs: 0, jobMs: [], cpuMs: 0, peakHeapBytes: 0 };
+
+/** Sequential cycles on one Connection: what a scheduler running one job at a time does. */
+async function cycles(kubeconfig: string, count: number): Promise<BurstResult> {
+  await using api = await ocp.connect({ kubeconfig });
+  const options = { ...OPTIONS, api };
+  const create = await phase(1, async (job) => {
+    for (let i = 0; i < count; i++) {
+      await ocp.create(BURST_TEMPLATE, { JOB: job }, options);
+      await ocp.get(BURST_TEMPLATE, { JOB: job }, options);
+      await ocp.delete(BURST_TEMPLATE, { JOB: job }, options);
+    }
+  });
+  return { create, delete: EMPTY, warm: EMPTY };
+}
+
 async function burst(command: BurstCommand): Promise<BurstResult> {
   const { impl, k, kubeconfig } = command;
+  if (command.cycles !== undefined) return cycles(kubeconfig, command.cycles);
   if (impl === 'library') {
     await using api = await ocp.connect({ kubeconfig });
     const create = await phase(k, (job) => ocp.create(BURST_TEMPLATE, { JOB: job }, { ...OPTIONS, api }));

@@ -35,7 +35,7 @@ export interface BurstRow {
 /** Requests one job sends: the Template GET, the processing POST and one per object. */
 export const REQUESTS_PER_JOB = 2 + 4;
 
-function burstTemplate(): JsonObject {
+export function burstTemplate(): JsonObject {
   const object = (kind: string, suffix: string): JsonObject => ({
     apiVersion: 'v1',
     kind,
@@ -56,13 +56,13 @@ function burstTemplate(): JsonObject {
   };
 }
 
-function percentile(values: number[], p: number): number {
+export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
 /** One burst in a fresh child process, so no socket, heap or JIT state carries over. */
-function runChild(command: BurstCommand): Promise<BurstResult> {
+export function runChild(command: BurstCommand): Promise<BurstResult> {
   return new Promise((resolve, reject) => {
     const child = fork(new URL('./burst-client.ts', import.meta.url), [], {
       execArgv: ['--expose-gc'],

@@ -7,6 +7,7 @@ import { burstChart, burstSection, burstTargets, verdict } from './burst-report.
 import type { BurstRow } from './burst.ts';
 import type { ImportCost } from './import-cost.ts';
 import { type TracingCost, tracingSection } from './tracing.ts';
+import { type ProxyRow, proxySection } from './proxy.ts';
 
 export interface Row {
   latencyMs: number;
@@ -162,6 +163,7 @@ export async function writeReport(
   imports: ImportCost | undefined,
   bursts: BurstRow[],
   tracing: TracingCost | undefined,
+  proxied: { rows: ProxyRow[]; runs: number },
 ): Promise<void> {
   const zeroRaw = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'raw' });
   const zeroRawH2 = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'raw-h2' });
@@ -230,7 +232,10 @@ ${[0, 10]
     [1, 3].map((d) => `## ${latency} ms per request, D = ${d}\n\n${table(rows, latency, d)}\n`),
   )
   .join('\n')}`;
-  await writeFile('docs/performance.md', `${text}\n${burstSection(bursts)}\n${tracingSection(tracing)}`);
+  await writeFile(
+    'docs/performance.md',
+    `${text}\n${burstSection(bursts)}\n${proxySection(proxied.rows, proxied.runs)}\n${tracingSection(tracing)}`,
+  );
   await writeFile('docs/performance.svg', chart(rows));
   await writeFile('docs/bursts.svg', burstChart(bursts));
 }

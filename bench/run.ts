@@ -13,6 +13,7 @@ import { DEFAULT_MAX_SOCKETS } from '../src/connection.ts';
 import { type BurstRow, REQUESTS_PER_JOB, runBursts } from './burst.ts';
 import { writeReport, type Row } from './report.ts';
 import { measureTracingCost, type TracingCost } from './tracing.ts';
+import { type ProxyRow, proxyCountFailures, runProxyBench } from './proxy.ts';
 
 const { values } = parseArgs({
   options: {
@@ -283,6 +284,28 @@ for (const row of bursts.filter((r) => r.impl === 'library' && r.phase === 'crea
     );
 }
 
+// The same work direct and through a CONNECT proxy: one tunnel per connection, and what it costs.
+const PROXY_RUNS = smoke ? 1 : 3;
+const proxyDir = await mkdtemp(join(tmpdir(), 'ots-proxy-'));
+let proxied: ProxyRow[];
+try {
+  proxied = await runProxyBench(
+    {
+      latencyMs: smoke ? 0 : 10,
+      cycles: smoke ? 3 : 20,
+      k: smoke ? 10 : 100,
+      runs: PROXY_RUNS,
+      dir: proxyDir,
+    },
+    (line) => {
+      if (!values.json) process.stderr.write(`${line}\n`);
+    },
+  );
+} finally {
+  await rm(proxyDir, { recursive: true, force: true });
+}
+failures.push(...proxyCountFailures(proxied));
+
 // What the TracingChannels cost, and where the client's CPU goes per request.
 let tracing: TracingCost | undefined;
 if (!smoke) {
@@ -298,13 +321,13 @@ if (!smoke) {
 
 const imports: ImportCost | undefined = smoke ? undefined : await importCost();
 if (values.json)
-  process.stdout.write(`${JSON.stringify({ rows, bursts, tracing, imports, failures }, null, 2)}\n`);
-if (!smoke) await writeReport(rows, imports, bursts, tracing);
+  process.stdout.write(`${JSON.stringify({ rows, bursts, proxied, tracing, imports, failures }, null, 2)}\n`);
+if (!smoke) await writeReport(rows, imports, bursts, tracing, { rows: proxied, runs: PROXY_RUNS });
 if (failures.length > 0) {
   process.stderr.write(`bench: request counts off the minimum:\n  ${failures.join('\n  ')}\n`);
   process.exitCode = 1;
 } else {
   process.stderr.write(
-    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection; bursts stayed within ${DEFAULT_MAX_SOCKETS} sockets\n`,
+    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection; bursts stayed within ${DEFAULT_MAX_SOCKETS} sockets; through a proxy, one tunnel per connection\n`,
   );
 }

@@ -126,13 +126,13 @@ export class ClusterConnection implements Connection {
   ) {
     this.#warnings = new WarningSink(settings.onWarning);
     this.#proxy = settings.proxy?.label;
-    if (settings.proxy)
-      debug('Connect %s through proxy %s (%s)', this.server, settings.proxy.label, settings.proxy.source);
     this.timeouts = settings.timeouts;
     this.server = kc.getCurrentCluster()?.server ?? '';
     const url = URL.canParse(this.server) ? new URL(this.server) : undefined;
     this.#origin = url?.origin ?? this.server;
     this.#basePath = url ? url.pathname.replace(/\/+$/, '') : '';
+    if (settings.proxy)
+      debug('Connect %s through proxy %s (%s)', this.server, settings.proxy.label, settings.proxy.source);
     this.#credentials = new Credentials(kc, k8s, tls);
     this.#credentials.remember(proxySecrets(settings.proxy));
     const transport = new Transport(undici, {

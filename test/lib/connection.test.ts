@@ -151,8 +151,12 @@ describe('TLS and credentials', () => {
     try {
       const path = await h.kubeconfigWith((c) => {
         const cluster = c.clusters[0];
-        if (cluster)
-          cluster.cluster['certificate-authority-data'] = Buffer.from(stranger.caCert).toString('base64');
+        if (!cluster) return;
+        // Only the server's CA is swapped: under `OTS_TEST_PROXY=https` the bundle also vouches for the proxy.
+        const bundle = Buffer.from(cluster.cluster['certificate-authority-data'], 'base64').toString();
+        cluster.cluster['certificate-authority-data'] = Buffer.from(
+          bundle.replace(h.sim.caCert, stranger.caCert),
+        ).toString('base64');
       });
       const error = instance(await rejection(ocp.connect({ kubeconfig: path })), ocp.RequestError);
       expect(error.step).toBe('Connect');
