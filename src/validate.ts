@@ -32,15 +32,19 @@ export function prepareTemplate(
   parameters: TemplateParameters | undefined,
 ): { template: Record<string, unknown>; issues: Issues } {
   const issues: Issues = [];
-  const copy = structuredClone(template);
-  const metadata = isRecord(copy.metadata) ? copy.metadata : {};
-  copy.metadata = Object.fromEntries(
-    KEPT_TEMPLATE_METADATA.filter((k) => metadata[k] !== undefined).map((k) => [k, metadata[k]]),
-  );
-  const declared = Array.isArray(copy.parameters)
-    ? ((copy.parameters as unknown[]).filter(isRecord) as TemplateParameter[])
+  // Only the metadata and the parameters change; the objects go out as stored, so they are shared
+  // rather than deep-copied (a burst of jobs copies the Template once per job).
+  const metadata = isRecord(template.metadata) ? template.metadata : {};
+  const declared = Array.isArray(template.parameters)
+    ? (template.parameters as unknown[]).filter(isRecord).map((p) => ({ ...p }) as TemplateParameter)
     : [];
-  copy.parameters = declared;
+  const copy: Record<string, unknown> = {
+    ...template,
+    metadata: Object.fromEntries(
+      KEPT_TEMPLATE_METADATA.filter((k) => metadata[k] !== undefined).map((k) => [k, metadata[k]]),
+    ),
+    parameters: declared,
+  };
   const byName = new Map(declared.map((p) => [typeof p.name === 'string' ? p.name : '', p]));
   const names = [...byName.keys()].filter((n) => n !== '');
   for (const [name, value] of Object.entries(parameters ?? {})) {

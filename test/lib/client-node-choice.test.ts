@@ -41,7 +41,13 @@ const SERVICE = {
 
 test("KubernetesObjectApi keeps int-or-string values but drops a built-in kind's unknown fields", async () => {
   const kc = new KubeConfig();
-  kc.loadFromFile(h.kubeconfig);
+  // Direct, even under `npm run test:proxy`: client-node 2.0.1's own SOCKS5 connector does not send
+  // the credentials in a proxy URL, and this test is about its models, not its proxies.
+  kc.loadFromFile(
+    await h.kubeconfigWith((config) => {
+      delete (config.clusters[0]?.cluster as Record<string, unknown> | undefined)?.['proxy-url'];
+    }),
+  );
   const client = KubernetesObjectApi.makeApiClient(kc);
   await client.patch(
     structuredClone(SERVICE),
