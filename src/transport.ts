@@ -14,6 +14,7 @@ import { abortReason, ConnectionClosedError, ReadTimeoutError, RefusedStreamErro
 export type { Answer, Exchange } from './h2.ts';
 
 type Dispatcher = InstanceType<Undici['Agent']>;
+type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;
 
 export interface TransportSettings {
   /** `https://host:port` */
@@ -42,6 +43,14 @@ export class Transport {
   #settings: TransportSettings;
   readonly #undici: Undici;
   #pool: Dispatcher;
+  /**
+   * The origin pools inside each retired Agent, which finish what they carry: close() ends them
+   * too. An undici Agent forgets its pools as soon as close() is called on it (undici
+   * lib/dispatcher/agent.js, kClose), so a later destroy() would not reach them; they are
+   * remembered here from the Agent's factory instead.
+   */
+  readonly #retiring = new Set<OriginPool>();
+  #members = new Set<OriginPool>();
   /** Counts client certificates: a handshake begun with an older one is not used. */
   #generation = 0;
   /** Ends handshakes under way and marks every later send as refused, when close() is called. */
@@ -133,8 +142,16 @@ export class Transport {
     this.#spare?.destroy();
     this.#spare = undefined;
     const pool = this.#pool;
+    const members = this.#members;
+    this.#members = new Set();
     this.#pool = this.#createPool(this.#undici);
-    pool.close().catch(() => pool.destroy());
+    for (const member of members) this.#retiring.add(member);
+    pool
+      .close()
+      .catch(() => pool.destroy())
+      .finally(() => {
+        for (const member of members) this.#retiring.delete(member);
+      });
   }
 
   /** Ends everything at once: handshakes under way, streams and requests in flight, idle sockets. */
@@ -147,7 +164,12 @@ export class Transport {
     this.#session = undefined;
     this.#spare?.destroy();
     this.#spare = undefined;
-    await this.#pool.destroy(closed).catch(() => undefined);
+    const retired = [...this.#retiring];
+    this.#retiring.clear();
+    await Promise.all([
+      this.#pool.destroy(closed).catch(() => undefined),
+      ...retired.map((member) => member.destroy(closed).catch(() => undefined)),
+    ]);
   }
 
   /** The live HTTP/2 session, opening one if needed; undefined when the server speaks HTTP/1.1. */
@@ -358,6 +380,15 @@ export class Transport {
       },
       connections: this.#settings.maxSockets,
       allowH2: false,
+      // undici's own choice (lib/dispatcher/agent.js, defaultFactory), remembered for close().
+      factory: (origin, options) => {
+        const member =
+          (options as { connections?: number | null }).connections === 1
+            ? new undici.Client(origin, options)
+            : new undici.Pool(origin, options);
+        this.#members.add(member);
+        return member;
+      },
     });
   }
 }

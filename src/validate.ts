@@ -36,7 +36,7 @@ export function prepareTemplate(
   // rather than deep-copied (a burst of jobs copies the Template once per job).
   const metadata = isRecord(template.metadata) ? template.metadata : {};
   const declared = Array.isArray(template.parameters)
-    ? (template.parameters as unknown[]).filter(isRecord).map((p) => ({ ...p }) as TemplateParameter)
+    ? (template.parameters as unknown[]).filter(isRecord).map((p) => ({ ...p }))
     : [];
   const copy: Record<string, unknown> = {
     ...template,

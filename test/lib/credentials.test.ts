@@ -29,6 +29,13 @@ test('a rotated exec client certificate replaces the connections made with the o
   expect(result.certificateUsers).toEqual(['rotating-user']);
 });
 
+test('close() ends a request still in flight on an HTTP/1.1 pool that a rotation retired', () => {
+  expect(result.rotatedWhileInFlight).toBe('ok');
+  expect(result.inFlightAtClose).toBe(
+    'Get Template "worker-template" in namespace "infra": the Connection was closed',
+  );
+});
+
 test('tokens from exec plugins and token files never appear, while the failures are told', () => {
   for (const sentinel of SENTINELS) expect(output).not.toContain(sentinel);
   expect(result.execQuoted).toBe(
