@@ -2,19 +2,18 @@
 // kube-apiserver does, and a bounded HTTP/1.1 pool when it does not. The choice is made once, by
 // the first TLS handshake, and that handshake's socket is used either way. close() is final:
 // nothing is sent after it, and whatever was in flight or being opened is ended.
+// Here: the HTTP/2 session and its health checks. Elsewhere: one stream (h2.ts), the HTTP/1.1 pool
+// (h1.ts), a new connection (handshake.ts) and a tunnel through a proxy (tunnel.ts).
 import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { type Answer, type Exchange, sendH2, type StreamBook } from './h2.ts';
+import { Http1Pool } from './h1.ts';
 import { handshake, type HandshakeProxy } from './handshake.ts';
-import { headerValues } from './warnings.ts';
 import type { Undici } from './runtime.ts';
 import { waitFor } from './wait.ts';
 import { abortReason, ConnectionClosedError, ReadTimeoutError, RefusedStreamError } from './wire-errors.ts';
 
 export type { Answer, Exchange } from './h2.ts';
-
-type Dispatcher = InstanceType<Undici['Agent']>;
-type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;
 
 export interface TransportSettings {
   /** `https://host:port` */
@@ -41,16 +40,7 @@ export interface TransportSettings {
  */
 export class Transport {
   #settings: TransportSettings;
-  readonly #undici: Undici;
-  #pool: Dispatcher;
-  /**
-   * The origin pools inside each retired Agent, which finish what they carry: close() ends them
-   * too. An undici Agent forgets its pools as soon as close() is called on it (undici
-   * lib/dispatcher/agent.js, kClose), so a later destroy() would not reach them; they are
-   * remembered here from the Agent's factory instead.
-   */
-  readonly #retiring = new Set<OriginPool>();
-  #members = new Set<OriginPool>();
+  readonly #h1: Http1Pool;
   /** Counts client certificates: a handshake begun with an older one is not used. */
   #generation = 0;
   /** Ends handshakes under way and marks every later send as refused, when close() is called. */
@@ -85,8 +75,25 @@ export class Transport {
 
   constructor(undici: Undici, settings: TransportSettings) {
     this.#settings = settings;
-    this.#undici = undici;
-    this.#pool = this.#createPool(undici);
+    this.#h1 = new Http1Pool(undici, {
+      origin: settings.origin,
+      maxSockets: settings.maxSockets,
+      takeSpare: () => {
+        const spare = this.#spare;
+        this.#spare = undefined;
+        return spare;
+      },
+      tunnel: () => (this.#settings.through ? this.#handshake(['http/1.1']) : undefined),
+      direct: () => ({
+        ...this.#settings.tls,
+        timeout: this.#settings.connectTimeout,
+        keepAlive: true,
+        keepAliveInitialDelay: 30_000,
+        allowH2: false,
+        ...(this.#ticket ? { session: this.#ticket } : {}),
+      }),
+      keepTicket: this.#keepTicket,
+    });
   }
 
   /** What the server chose by ALPN; undefined before the first request. */
@@ -121,7 +128,7 @@ export class Transport {
 
   /** One attempt on the HTTP/1.1 pool, traced when someone listens. */
   #viaH1(exchange: Exchange): Promise<Answer> {
-    const send = (): Promise<Answer> => this.#sendH1(exchange);
+    const send = (): Promise<Answer> => this.#h1.send(exchange);
     return exchange.traced ? exchange.traced(send, 'http/1.1') : send();
   }
 
@@ -141,17 +148,7 @@ export class Transport {
     if (session && !session.closed && !session.destroyed) session.close();
     this.#spare?.destroy();
     this.#spare = undefined;
-    const pool = this.#pool;
-    const members = this.#members;
-    this.#members = new Set();
-    this.#pool = this.#createPool(this.#undici);
-    for (const member of members) this.#retiring.add(member);
-    pool
-      .close()
-      .catch(() => pool.destroy())
-      .finally(() => {
-        for (const member of members) this.#retiring.delete(member);
-      });
+    this.#h1.renew();
   }
 
   /** Ends everything at once: handshakes under way, streams and requests in flight, idle sockets. */
@@ -164,12 +161,7 @@ export class Transport {
     this.#session = undefined;
     this.#spare?.destroy();
     this.#spare = undefined;
-    const retired = [...this.#retiring];
-    this.#retiring.clear();
-    await Promise.all([
-      this.#pool.destroy(closed).catch(() => undefined),
-      ...retired.map((member) => member.destroy(closed).catch(() => undefined)),
-    ]);
+    await this.#h1.destroy(closed);
   }
 
   /** The live HTTP/2 session, opening one if needed; undefined when the server speaks HTTP/1.1. */
@@ -296,29 +288,6 @@ export class Transport {
     else if (active === 0) session.unref();
   }
 
-  async #sendH1(exchange: Exchange): Promise<Answer> {
-    const response = await this.#pool.request({
-      origin: this.#settings.origin,
-      path: exchange.path,
-      method: exchange.method,
-      headers: exchange.headers,
-      body: exchange.body ?? null,
-      headersTimeout: exchange.readTimeout,
-      bodyTimeout: exchange.readTimeout,
-      // undici closes the socket after a DELETE with a body unless told the server expects one
-      // (undici lib/dispatcher/client-h1.js, writeBuffer); the API server reads DeleteOptions there.
-      ...(exchange.method === 'DELETE' ? { reset: false } : {}),
-      ...(exchange.signal ? { signal: exchange.signal } : {}),
-    });
-    const retryAfter = response.headers['retry-after'];
-    return {
-      code: response.statusCode,
-      text: await response.body.text(),
-      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-      warnings: headerValues(response.headers.warning),
-    };
-  }
-
   /** A new connection to the server (through the proxy, if any), resuming the Connection's TLS session. */
   #handshake(protocols: string[]): Promise<TLSSocket> {
     return handshake({
@@ -330,65 +299,6 @@ export class Transport {
       onTicket: this.#keepTicket,
       signal: this.#closing.signal,
       through: this.#settings.through,
-    });
-  }
-
-  /**
-   * The bounded HTTP/1.1 pool. Its first socket is the negotiating handshake's. undici remembers TLS
-   * sessions only through WeakRefs (undici lib/core/connect.js, SessionCache), so a garbage
-   * collection forgets them; each new socket is given the ticket held here instead, and resumes.
-   */
-  #createPool(undici: Undici): Dispatcher {
-    const options = {
-      ...this.#settings.tls,
-      timeout: this.#settings.connectTimeout,
-      keepAlive: true,
-      keepAliveInitialDelay: 30_000,
-      allowH2: false,
-    };
-    return new undici.Agent({
-      connect: (target, callback) => {
-        const spare = this.#spare;
-        this.#spare = undefined;
-        if (spare && !spare.destroyed) {
-          // Asynchronously, as a real connect: undici ignores a connector that answers at once.
-          process.nextTick(callback, null, spare);
-          return;
-        }
-        if (this.#settings.through) {
-          // undici's own connector knows no proxy: each pool socket is a tunnel of our own.
-          this.#handshake(['http/1.1']).then(
-            (socket) => {
-              callback(null, socket);
-            },
-            (error: unknown) => {
-              callback(error instanceof Error ? error : new Error(String(error)), null);
-            },
-          );
-          return;
-        }
-        // Typed as returning nothing, undici's connector returns its socket; undici cancels a
-        // pending connect through it (undici lib/dispatcher/client.js, connect), so it is passed on.
-        const connect = undici.buildConnector({
-          ...options,
-          ...(this.#ticket ? { session: this.#ticket } : {}),
-        }) as (...args: Parameters<ReturnType<Undici['buildConnector']>>) => TLSSocket | undefined;
-        return connect(target, (...result) => {
-          if (result[1]) (result[1] as TLSSocket).on('session', this.#keepTicket);
-          callback(...result);
-        });
-      },
-      connections: this.#settings.maxSockets,
-      allowH2: false,
-      // undici's own choice (lib/dispatcher/agent.js, defaultFactory), remembered for close().
-      factory: (origin, options) => {
-        const member =
-          (options as { connections?: number | null }).connections === 1
-            ? new undici.Client(origin, options)
-            : new undici.Pool(origin, options);
-        this.#members.add(member);
-        return member;
-      },
     });
   }
 }
