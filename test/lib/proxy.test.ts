@@ -38,6 +38,24 @@ afterEach(async () => {
   await Promise.all(proxies.splice(0).map((p) => p.close()));
 });
 
+/**
+ * The harness's kubeconfig with the server at `host` (its certificate checked as `localhost`) and
+ * `proxyUrl` as the cluster's proxy-url, or none (under `npm run test:proxy` every harness
+ * kubeconfig has one: these tests set their own). `trusted`: an https proxy whose CA the cluster's
+ * bundle carries.
+ */
+function kubeconfigAt(h: Harness, host: string, proxyUrl?: string, trusted?: TestProxy): Promise<string> {
+  return h.kubeconfigWith((config) => {
+    const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
+    cluster.server = `https://${host}:${new URL(h.sim.url).port}`;
+    cluster['tls-server-name'] = 'localhost';
+    if (proxyUrl) cluster['proxy-url'] = proxyUrl;
+    else delete cluster['proxy-url'];
+    if (trusted?.kind === 'https')
+      cluster['certificate-authority-data'] = Buffer.from(h.sim.caCert + trusted.caCert).toString('base64');
+  });
+}
+
 /** Cuts every tunnel and gives the client a moment to see its connections close. */
 async function cut(p: TestProxy): Promise<void> {
   p.cutAll();
@@ -66,25 +84,12 @@ describe.each(['h2', 'http1'] as const)('a server speaking %s', (protocol) => {
     await h.close();
   });
 
-  /** The simulator behind a name only the proxy resolves, verified by tls-server-name. */
-  function behind(p: TestProxy, proxyUrl = p.urlWithCredentials): Promise<string> {
-    return h.kubeconfigWith((config) => {
-      const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
-      cluster.server = `https://${HIDDEN}:${new URL(h.sim.url).port}`;
-      cluster['tls-server-name'] = 'localhost';
-      cluster['proxy-url'] = proxyUrl;
-      // The https proxy's certificate is signed by its own CA, which the cluster's bundle carries.
-      if (p.kind === 'https')
-        cluster['certificate-authority-data'] = Buffer.from(h.sim.caCert + p.caCert).toString('base64');
-    });
-  }
-
   test.each(KINDS)(
     'through an %s proxy: one tunnel per connection, TLS end to end, credentials sent',
     async (kind) => {
       const p = await proxy(kind);
       const connectionsBefore = h.sim.stats().connections;
-      const api = await ocp.connect({ kubeconfig: await behind(p) });
+      const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials, p) });
       onTestFinished(() => api.close());
       for (let i = 0; i < 20; i++) {
         await ocp.create('worker-template', PARAMS, { ...WORKER, api });
@@ -118,7 +123,7 @@ describe.each(['h2', 'http1'] as const)('a server speaking %s', (protocol) => {
   test('a tunnel the proxy cuts is replaced by the next operation; one cut mid-request names the proxy', async () => {
     const p = await proxy('http');
     const api = await ocp.connect({
-      kubeconfig: await behind(p),
+      kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials, p),
       requestTimeout: { connect: 2_000, read: 2_000 },
     });
     onTestFinished(() => api.close());
@@ -152,23 +157,11 @@ describe('proxy failures are named, and nothing is sent', () => {
     await h.close();
   });
 
-  /** `trusted`: an https proxy whose CA the cluster's bundle carries. */
-  function through(url: string, trusted?: TestProxy): Promise<string> {
-    return h.kubeconfigWith((config) => {
-      const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
-      cluster.server = `https://${HIDDEN}:${new URL(h.sim.url).port}`;
-      cluster['tls-server-name'] = 'localhost';
-      cluster['proxy-url'] = url;
-      if (trusted?.kind === 'https')
-        cluster['certificate-authority-data'] = Buffer.from(h.sim.caCert + trusted.caCert).toString('base64');
-    });
-  }
-
   async function connectError(url: string, trusted?: TestProxy): Promise<ocp.RequestError> {
     h.sim.clearLog();
     const error = await rejection(
       ocp.connect({
-        kubeconfig: await through(url, trusted),
+        kubeconfig: await kubeconfigAt(h, HIDDEN, url, trusted),
         requestTimeout: { connect: 1_000, read: 1_000 },
       }),
     );
@@ -184,7 +177,7 @@ describe('proxy failures are named, and nothing is sent', () => {
     async (kind) => {
       const p = await proxy(kind);
       const none = instance(
-        await rejection(ocp.connect({ kubeconfig: await through(p.url, p) })),
+        await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.url, p) })),
         ocp.RequestError,
       );
       expect(none.message).toBe(
@@ -195,7 +188,7 @@ describe('proxy failures are named, and nothing is sent', () => {
       );
       const wrong = p.urlWithCredentials.replace(encodeURIComponent(PASSWORD), 'not-it');
       const refused = instance(
-        await rejection(ocp.connect({ kubeconfig: await through(wrong, p) })),
+        await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, wrong, p) })),
         ocp.RequestError,
       );
       expect(refused.message).toContain(
@@ -264,7 +257,10 @@ describe('proxy failures are named, and nothing is sent', () => {
     expect((await connectError(p.urlWithCredentials)).message).toContain(
       `proxy ${p.url} (the proxy-url of cluster "simulator"): the TLS handshake with it failed: unable to verify the first certificate`,
     );
-    const api = await ocp.connect({ kubeconfig: await through(p.urlWithCredentials), verifySsl: false });
+    const api = await ocp.connect({
+      kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials),
+      verifySsl: false,
+    });
     await api.close();
     expect(p.tunnels).toHaveLength(1);
   });
@@ -273,7 +269,11 @@ describe('proxy failures are named, and nothing is sent', () => {
     const error = instance(
       await rejection(
         ocp.connect({
-          kubeconfig: await through(`ftp://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:21`),
+          kubeconfig: await kubeconfigAt(
+            h,
+            HIDDEN,
+            `ftp://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:21`,
+          ),
         }),
       ),
       ocp.ValidationError,
@@ -286,7 +286,7 @@ describe('proxy failures are named, and nothing is sent', () => {
 
   test('close() ends a handshake stalled in the proxy at once', async () => {
     const p = await proxy('http');
-    const api = await ocp.connect({ kubeconfig: await through(p.urlWithCredentials) });
+    const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials) });
     await cut(p);
     p.behave({ type: 'stall' });
     const processing = rejection(ocp.process('worker-template', PARAMS, { ...WORKER, api }));
@@ -314,23 +314,12 @@ describe('HTTPS_PROXY and NO_PROXY, as client-go reads them', () => {
     vi.unstubAllEnvs();
   });
 
-  function serverAt(host: string, proxyUrl?: string): Promise<string> {
-    return h.kubeconfigWith((config) => {
-      const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
-      cluster.server = `https://${host}:${new URL(h.sim.url).port}`;
-      cluster['tls-server-name'] = 'localhost';
-      // Under `npm run test:proxy` every harness kubeconfig has a proxy-url: these tests set their own.
-      if (proxyUrl) cluster['proxy-url'] = proxyUrl;
-      else delete cluster['proxy-url'];
-    });
-  }
-
   test.each(['HTTPS_PROXY', 'https_proxy'])(
     '%s carries a Connection to a server only the proxy reaches',
     async (name) => {
       const p = await proxy('http');
       vi.stubEnv(name, p.urlWithCredentials);
-      const api = await ocp.connect({ kubeconfig: await serverAt(HIDDEN) });
+      const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN) });
       await ocp.process('worker-template', PARAMS, { ...WORKER, api });
       await api.close();
       expect(p.tunnels).toHaveLength(1);
@@ -342,7 +331,7 @@ describe('HTTPS_PROXY and NO_PROXY, as client-go reads them', () => {
     const other = await proxy('http', false);
     vi.stubEnv('HTTPS_PROXY', new URL(p.url).host);
     vi.stubEnv('https_proxy', other.url);
-    const api = await ocp.connect({ kubeconfig: await serverAt(HIDDEN) });
+    const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN) });
     await api.close();
     expect([p.tunnels.length, other.tunnels.length]).toEqual([1, 0]);
   });
@@ -351,7 +340,9 @@ describe('HTTPS_PROXY and NO_PROXY, as client-go reads them', () => {
     const chosen = await proxy('socks5');
     const environment = await proxy('http');
     vi.stubEnv('HTTPS_PROXY', environment.urlWithCredentials);
-    const api = await ocp.connect({ kubeconfig: await serverAt('127.0.0.1', chosen.urlWithCredentials) });
+    const api = await ocp.connect({
+      kubeconfig: await kubeconfigAt(h, '127.0.0.1', chosen.urlWithCredentials),
+    });
     await api.close();
     expect([chosen.tunnels, environment.tunnels.length]).toEqual([
       [`127.0.0.1:${new URL(h.sim.url).port}`],
@@ -370,7 +361,7 @@ describe('HTTPS_PROXY and NO_PROXY, as client-go reads them', () => {
     vi.stubEnv('HTTPS_PROXY', p.urlWithCredentials);
     vi.stubEnv(name, value.replace('PORT', new URL(h.sim.url).port));
     const error = instance(
-      await rejection(ocp.connect({ kubeconfig: await serverAt(HIDDEN) })),
+      await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN) })),
       ocp.RequestError,
     );
     expect(error.message).toContain('ENOTFOUND');
@@ -382,7 +373,7 @@ describe('HTTPS_PROXY and NO_PROXY, as client-go reads them', () => {
     async (host) => {
       const p = await proxy('http');
       vi.stubEnv('HTTPS_PROXY', p.urlWithCredentials);
-      const api = await ocp.connect({ kubeconfig: await serverAt(host) });
+      const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, host) });
       await api.close();
       expect(p.tunnels).toHaveLength(0);
     },
@@ -391,7 +382,7 @@ describe('HTTPS_PROXY and NO_PROXY, as client-go reads them', () => {
   test('HTTP_PROXY alone does not apply to an https server', async () => {
     const p = await proxy('http');
     vi.stubEnv('HTTP_PROXY', p.urlWithCredentials);
-    const error = await rejection(ocp.connect({ kubeconfig: await serverAt(HIDDEN) }));
+    const error = await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN) }));
     expect(error.message).toContain('ENOTFOUND');
     expect(p.tunnels).toHaveLength(0);
   });
