@@ -148,15 +148,16 @@ describe.each(['h2', 'http1'] as const)('a server speaking %s', (protocol) => {
   });
 });
 
-describe('proxy failures are named, and nothing is sent', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await harness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+/** One simulator for the failure and environment tests below (both use the default protocol). */
+let h: Harness;
+beforeAll(async () => {
+  h = await harness();
+});
+afterAll(async () => {
+  await h.close();
+});
 
+describe('proxy failures are named, and nothing is sent', () => {
   async function connectError(url: string, trusted?: TestProxy): Promise<ocp.RequestError> {
     h.sim.clearLog();
     const error = await rejection(
@@ -298,13 +299,6 @@ describe('proxy failures are named, and nothing is sent', () => {
 });
 
 describe('HTTPS_PROXY and NO_PROXY, as client-go reads them', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await harness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
   // Whatever the machine's own environment says, each test starts with none of them set.
   beforeEach(() => {
     for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy', 'HTTP_PROXY', 'http_proxy'])
