@@ -166,8 +166,28 @@ export const RESOURCES: readonly ResourceInfo[] = [
   resource('build.openshift.io/v1', 'buildconfigs/instantiate', 'BuildRequest', { verbs: ['create'] }),
   resource('build.openshift.io/v1', 'builds', 'Build', ALL),
   resource('build.openshift.io/v1', 'builds/details', 'Build', { verbs: ['update'] }),
-  resource('image.openshift.io/v1', 'images', 'Image', CLUSTER),
-  resource('image.openshift.io/v1', 'imagestreamimports', 'ImageStreamImport', { verbs: ['create'] }),
+  // Every image.openshift.io name is a path segment at least (openshift-apiserver
+  // pkg/image/apis/image/validation); the tag and image kinds must also split (names.ts).
+  resource('image.openshift.io/v1', 'images', 'Image', { ...CLUSTER, ...PATH_SEGMENT }),
+  resource('image.openshift.io/v1', 'imagesignatures', 'ImageSignature', {
+    ...CLUSTER,
+    verbs: ['create', 'delete'],
+    nameRule: 'image-signature',
+  }),
+  resource('image.openshift.io/v1', 'imagestreamimages', 'ImageStreamImage', {
+    shortNames: ['isimage'],
+    verbs: ['get'],
+    nameRule: 'image-stream-image',
+  }),
+  resource('image.openshift.io/v1', 'imagestreamimports', 'ImageStreamImport', {
+    verbs: ['create'],
+    nameRule: 'image-stream',
+  }),
+  resource('image.openshift.io/v1', 'imagestreammappings', 'ImageStreamMapping', {
+    shortNames: ['ism'],
+    verbs: ['create'],
+    ...PATH_SEGMENT,
+  }),
   resource('image.openshift.io/v1', 'imagestreams', 'ImageStream', {
     shortNames: ['is'],
     ...ALL,
@@ -177,6 +197,12 @@ export const RESOURCES: readonly ResourceInfo[] = [
   resource('image.openshift.io/v1', 'imagestreamtags', 'ImageStreamTag', {
     shortNames: ['istag'],
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'],
+    nameRule: 'image-stream-tag',
+  }),
+  resource('image.openshift.io/v1', 'imagetags', 'ImageTag', {
+    shortNames: ['itag'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'],
+    nameRule: 'image-stream-tag',
   }),
   resource('route.openshift.io/v1', 'routes', 'Route', ALL),
   resource('route.openshift.io/v1', 'routes/status', 'Route'),

@@ -4,7 +4,17 @@
 import type { FieldError } from './status.ts';
 
 export type NameRule =
-  'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'image-stream' | 'path-segment';
+  | 'dns1123-subdomain'
+  | 'dns1123-label'
+  | 'dns1035-label'
+  | 'image-stream'
+  | 'image-stream-tag'
+  | 'image-stream-image'
+  | 'image-signature'
+  | 'path-segment';
+
+/** docker/distribution's NameTotalLengthMax, which ValidateImageStreamName applies to namespace/name. */
+const IMAGE_REPOSITORY_MAX = 255;
 
 const SUBDOMAIN = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
 const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
@@ -46,13 +56,43 @@ const DNS_RULES = {
   },
 } as const;
 
-function reasons(rule: NameRule, name: string): string[] {
-  if (rule === 'path-segment') return pathSegment(name);
-  if (rule === 'image-stream') {
-    const segment = pathSegment(name);
-    if (segment.length > 0) return segment;
-    return full(IMAGE_STREAM).test(name) ? [] : [`must match "${IMAGE_STREAM}"`];
+/** library-go imageutil's ParseImageStreamTagName / ParseImageStreamImageName: one separator, both sides set. */
+function splitsInTwo(name: string, separator: ':' | '@'): boolean {
+  if (separator === ':' && name.includes('@')) return false;
+  const parts = name.split(separator);
+  return parts.length === 2 && parts.every((part) => part !== '');
+}
+
+function imageStreamReasons(name: string, namespace: string): string[] {
+  const segment = pathSegment(name);
+  if (segment.length > 0) return segment;
+  if (!full(IMAGE_STREAM).test(name)) return [`must match "${IMAGE_STREAM}"`];
+  return `${namespace}/${name}`.length > IMAGE_REPOSITORY_MAX
+    ? [`'namespace/name' cannot be longer than ${IMAGE_REPOSITORY_MAX} characters`]
+    : [];
+}
+
+function reasons(rule: NameRule, name: string, namespace: string): string[] {
+  // The tag and image kinds are validated as path segments; their storage splits the name
+  // afterwards (lookupNameError).
+  switch (rule) {
+    case 'path-segment':
+    case 'image-stream-tag':
+    case 'image-stream-image':
+      return pathSegment(name);
+    case 'image-signature':
+      return [
+        ...pathSegment(name),
+        ...(splitsInTwo(name, '@') ? [] : ['name must be of format <imageName>@<signatureName>']),
+      ];
+    case 'image-stream':
+      return imageStreamReasons(name, namespace);
+    default:
+      return dnsReasons(rule, name);
   }
+}
+
+function dnsReasons(rule: keyof typeof DNS_RULES, name: string): string[] {
   const { limit, pattern, text } = DNS_RULES[rule];
   return [
     ...(name.length > limit ? [`must be no more than ${limit} characters`] : []),
@@ -61,11 +101,24 @@ function reasons(rule: NameRule, name: string): string[] {
 }
 
 /** The field errors `metadata.name` gets under `rule`; empty when the server accepts it. */
-export function nameErrors(rule: NameRule, name: string): FieldError[] {
-  return reasons(rule, name).map((detail) => ({
+export function nameErrors(rule: NameRule, name: string, namespace = ''): FieldError[] {
+  return reasons(rule, name, namespace).map((detail) => ({
     type: 'Invalid',
     field: 'metadata.name',
     value: JSON.stringify(name),
     detail,
   }));
+}
+
+/**
+ * The 400 that openshift-apiserver's ImageStreamTag, ImageTag and ImageStreamImage storages answer
+ * for a name they cannot split (their `nameAndTag` / `parseNameAndID`), before anything else happens
+ * to a request that names one; undefined for every other resource and for a well-formed name.
+ */
+export function lookupNameError(rule: NameRule, kind: string, name: string): string | undefined {
+  if (rule === 'image-stream-tag' && !splitsInTwo(name, ':'))
+    return `${kind}s must be retrieved with <name>:<tag>`;
+  if (rule === 'image-stream-image' && !splitsInTwo(name, '@'))
+    return `${kind}s must be retrieved with <name>@<id>`;
+  return undefined;
 }

@@ -29,7 +29,8 @@ import {
 import { type FaultAction, type FaultRule, FaultTable } from './faults.ts';
 import { checkAppliedObject } from './field-validation.ts';
 import { isObject, type Json, type JsonObject } from './fields.ts';
-import { forbidden, invalid, StatusError, unauthorized, type Status } from './status.ts';
+import { lookupNameError } from './names.ts';
+import { badRequest, forbidden, invalid, StatusError, unauthorized, type Status } from './status.ts';
 import { ObjectStore } from './store.ts';
 import { processTemplate } from './templates.ts';
 
@@ -667,6 +668,11 @@ export class SimulatorServer {
         route.subresource,
       );
     }
+    const lookupError =
+      route.name === undefined
+        ? undefined
+        : lookupNameError(route.info.nameRule, route.info.kind, route.name);
+    if (lookupError !== undefined) throw badRequest(lookupError);
     if (
       MUTATING.has(method) &&
       route.info.namespaced &&

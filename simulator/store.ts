@@ -197,7 +197,7 @@ export class ObjectStore {
     }
     const name = str(metadata.name);
     if (name !== '') {
-      const errors = nameErrors(info.nameRule, name);
+      const errors = nameErrors(info.nameRule, name, info.namespaced ? namespace : '');
       if (errors.length > 0) throw invalid({ group: info.group, kind: info.kind }, name, errors);
     }
   }

@@ -160,7 +160,9 @@ export function checkReferenceArguments(call: 'get' | 'delete', options: unknown
     }
     if (typeof ref.name === 'string' && ref.name !== '') {
       const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
-      const problem = nameProblem(apiVersion, typeof ref.kind === 'string' ? ref.kind : '', ref.name);
+      const kind = typeof ref.kind === 'string' ? ref.kind : '';
+      const inNamespace = typeof namespace === 'string' ? namespace : undefined;
+      const problem = nameProblem(apiVersion, kind, ref.name, inNamespace);
       if (problem) issues.push(`${at}.name "${ref.name}" ${problem}`);
     }
     if (typeof ref.namespace === 'string' && ref.namespace !== '' && ref.namespace !== namespace) {

@@ -8,7 +8,17 @@ const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const IMAGE_STREAM_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
 
 export type NameRule =
-  'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'image-stream' | 'path-segment';
+  | 'dns1123-subdomain'
+  | 'dns1123-label'
+  | 'dns1035-label'
+  | 'image-stream'
+  | 'image-stream-tag'
+  | 'image-stream-image'
+  | 'image-signature'
+  | 'path-segment';
+
+/** docker/distribution's limit on a whole repository name, here `namespace/name` of an ImageStream. */
+const IMAGE_REPOSITORY_MAX = 255;
 
 /** Kinds (as `group/Kind`, core group empty) whose rule is not the DNS-1123 subdomain of most kinds. */
 const SPECIAL_RULES: Readonly<Record<string, NameRule>> = {
@@ -23,7 +33,15 @@ const SPECIAL_RULES: Readonly<Record<string, NameRule>> = {
   'authorization.openshift.io/ClusterRole': 'path-segment',
   'authorization.openshift.io/ClusterRoleBinding': 'path-segment',
   'template.openshift.io/Template': 'path-segment',
+  // openshift-apiserver pkg/image/apis/image/validation: every image.openshift.io name is a path
+  // segment; these kinds add a shape (their REST storage splits the name, and a 400 answers one that
+  // does not split). Image and ImageStreamMapping are path segments only.
   'image.openshift.io/ImageStream': 'image-stream',
+  'image.openshift.io/ImageStreamImport': 'image-stream',
+  'image.openshift.io/ImageStreamTag': 'image-stream-tag',
+  'image.openshift.io/ImageTag': 'image-stream-tag',
+  'image.openshift.io/ImageStreamImage': 'image-stream-image',
+  'image.openshift.io/ImageSignature': 'image-signature',
 };
 
 /** Groups whose kinds all use the DNS-1123 subdomain rule unless listed above. */
@@ -37,7 +55,6 @@ const SUBDOMAIN_GROUPS = new Set([
   'route.openshift.io',
   'build.openshift.io',
   'apps.openshift.io',
-  'image.openshift.io',
   'template.openshift.io',
   // Custom resources: apiextensions-apiserver validates every CR name as a DNS-1123 subdomain.
   'kubevirt.io',
@@ -65,14 +82,37 @@ function pathSegmentProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** Why the server would refuse `name` for this kind, or undefined when it would accept it. */
-export function nameProblem(apiVersion: string, kind: string, name: string): string | undefined {
+/**
+ * Splits `name` at `separator` as library-go's ParseImageStreamTagName and ParseImageStreamImageName
+ * do: exactly one separator, with text on both sides (an ImageStreamTag name holds no `@` either).
+ */
+function splitsInTwo(name: string, separator: ':' | '@'): boolean {
+  if (separator === ':' && name.includes('@')) return false;
+  const parts = name.split(separator);
+  return parts.length === 2 && parts.every((part) => part !== '');
+}
+
+/**
+ * Why the server would refuse `name` for this kind, or undefined when it would accept it.
+ * `namespace`, when known, is checked with the name where the server checks both together.
+ */
+export function nameProblem(
+  apiVersion: string,
+  kind: string,
+  name: string,
+  namespace?: string,
+): string | undefined {
   const rule = nameRuleFor(apiVersion, kind);
   switch (rule) {
     case 'path-segment':
       return pathSegmentProblem(name);
     case 'image-stream':
-      return pathSegmentProblem(name) ?? (IMAGE_STREAM_NAME.test(name) ? undefined : describeRule(rule));
+      return pathSegmentProblem(name) ?? imageStreamProblem(name, namespace);
+    case 'image-stream-tag':
+      return pathSegmentProblem(name) ?? (splitsInTwo(name, ':') ? undefined : describeRule(rule));
+    case 'image-stream-image':
+    case 'image-signature':
+      return pathSegmentProblem(name) ?? (splitsInTwo(name, '@') ? undefined : describeRule(rule));
     case 'dns1123-subdomain':
       return name.length <= 253 && DNS1123_SUBDOMAIN.test(name) ? undefined : describeRule(rule);
     case 'dns1123-label':
@@ -80,6 +120,13 @@ export function nameProblem(apiVersion: string, kind: string, name: string): str
     case 'dns1035-label':
       return name.length <= 63 && DNS1035_LABEL.test(name) ? undefined : describeRule(rule);
   }
+}
+
+function imageStreamProblem(name: string, namespace: string | undefined): string | undefined {
+  if (!IMAGE_STREAM_NAME.test(name)) return describeRule('image-stream');
+  if (namespace !== undefined && `${namespace}/${name}`.length > IMAGE_REPOSITORY_MAX)
+    return `is too long for an ImageStream in namespace "${namespace}" ("namespace/name" may have at most ${IMAGE_REPOSITORY_MAX} characters)`;
+  return undefined;
 }
 
 function describeRule(rule: Exclude<NameRule, 'path-segment'>): string {
@@ -92,5 +139,11 @@ function describeRule(rule: Exclude<NameRule, 'path-segment'>): string {
       return 'is not a valid name for this kind (a DNS-1035 label: starts with a lowercase letter; lowercase letters, digits and "-", at most 63 characters)';
     case 'image-stream':
       return 'is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")';
+    case 'image-stream-tag':
+      return 'is not a valid name for this kind (STREAM:TAG: one ":" with text on both sides, no "@")';
+    case 'image-stream-image':
+      return 'is not a valid name for this kind (STREAM@ID: one "@" with text on both sides)';
+    case 'image-signature':
+      return 'is not a valid name for this kind (IMAGE@SIGNATURE: one "@" with text on both sides)';
   }
 }

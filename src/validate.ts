@@ -149,7 +149,7 @@ export function checkRenderedObjects(
     if (typeof name !== 'string' || name === '')
       issues.push(`${label} has no metadata.name (a stable name is required)`);
     else if (typeof apiVersion === 'string' && typeof kind === 'string') {
-      const problem = nameProblem(apiVersion, kind, name);
+      const problem = nameProblem(apiVersion, kind, name, namespace);
       if (problem) issues.push(`${label}: metadata.name "${name}" ${problem}`);
     }
     if (metadata.generateName !== undefined)

@@ -347,3 +347,95 @@ describe('object names follow the server rule for their kind', () => {
     expect(refused.issues[0]).toMatch(/^resources\[0\]\.name "x_y" is not a valid name for this kind/);
   });
 });
+
+// openshift-apiserver checks every image.openshift.io name as a path segment; the tag kinds' storage
+// then splits it as STREAM:TAG (pkg/image/apis/image/validation, library-go ParseImageStreamTagName).
+describe('image.openshift.io names follow openshift-apiserver, kind by kind', () => {
+  const IMAGE = 'image.openshift.io/v1';
+  beforeAll(() => {
+    h.sim.seedTemplate(
+      'image-tags',
+      [{ name: 'STREAM', value: 'ruby' }],
+      [
+        { apiVersion: IMAGE, kind: 'ImageStream', metadata: { name: '${STREAM}' } },
+        {
+          apiVersion: IMAGE,
+          kind: 'ImageStreamTag',
+          metadata: { name: '${STREAM}:3.3' },
+          tag: { from: { kind: 'DockerImage', name: 'registry.example/ruby:3.3' } },
+        },
+        {
+          apiVersion: IMAGE,
+          kind: 'ImageTag',
+          metadata: { name: '${STREAM}:latest' },
+          spec: { name: 'latest', from: { kind: 'ImageStreamTag', name: '${STREAM}:3.3' } },
+        },
+      ],
+    );
+    h.sim.seedTemplate(
+      'bad-image-names',
+      [],
+      [
+        { apiVersion: IMAGE, kind: 'ImageStreamTag', metadata: { name: 'ruby' } },
+        { apiVersion: IMAGE, kind: 'ImageStreamTag', metadata: { name: 'ruby:3.3:x' } },
+        { apiVersion: IMAGE, kind: 'ImageTag', metadata: { name: 'ruby@sha256:abc' } },
+        { apiVersion: IMAGE, kind: 'ImageTag', metadata: { name: ':latest' } },
+        { apiVersion: IMAGE, kind: 'ImageStreamImport', metadata: { name: 'Ruby' } },
+        { apiVersion: IMAGE, kind: 'ImageStream', metadata: { name: `r${'x'.repeat(250)}` } },
+      ],
+    );
+  });
+
+  test('ImageStreamTag and ImageTag "stream:tag" names are created, read back and deleted by replay', async () => {
+    const refs = await ocp.create('image-tags', {}, { ...WORKER, api });
+    expect(refs.map((r) => `${r.kind} ${r.name}`)).toEqual([
+      'ImageStream ruby',
+      'ImageStreamTag ruby:3.3',
+      'ImageTag ruby:latest',
+    ]);
+    const live = await ocp.get({
+      namespace: 'workers',
+      resources: refs.map(({ apiVersion, kind, namespace, name }) => ({ apiVersion, kind, namespace, name })),
+      api,
+    });
+    expect(live.map((o) => o.metadata.name)).toEqual(['ruby', 'ruby:3.3', 'ruby:latest']);
+    await ocp.delete('image-tags', {}, { ...WORKER, api });
+    expect(h.sim.getObject(IMAGE, 'ImageStreamTag', 'workers', 'ruby:3.3')).toBeUndefined();
+    expect(h.sim.getObject(IMAGE, 'ImageTag', 'workers', 'ruby:latest')).toBeUndefined();
+  });
+
+  test('names the image kinds refuse are refused before any mutation, naming the shape', async () => {
+    h.sim.clearLog();
+    const error = instance(
+      await rejection(ocp.create('bad-image-names', {}, { ...WORKER, api })),
+      ocp.ValidationError,
+    );
+    const tagShape =
+      'is not a valid name for this kind (STREAM:TAG: one ":" with text on both sides, no "@")';
+    expect(error.issues).toEqual([
+      `object 1 (ImageStreamTag "ruby"): metadata.name "ruby" ${tagShape}`,
+      `object 2 (ImageStreamTag "ruby:3.3:x"): metadata.name "ruby:3.3:x" ${tagShape}`,
+      `object 3 (ImageTag "ruby@sha256:abc"): metadata.name "ruby@sha256:abc" ${tagShape}`,
+      `object 4 (ImageTag ":latest"): metadata.name ":latest" ${tagShape}`,
+      'object 5 (ImageStreamImport "Ruby"): metadata.name "Ruby" is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")',
+      `object 6 (ImageStream "r${'x'.repeat(250)}"): metadata.name "r${'x'.repeat(250)}" is too long for an ImageStream in namespace "workers" ("namespace/name" may have at most 255 characters)`,
+    ]);
+    noMutations();
+  });
+
+  test('reference mode reads an ImageStreamTag by its stream:tag name and refuses other shapes', async () => {
+    const ref = { apiVersion: IMAGE, kind: 'ImageStreamTag', namespace: 'workers' };
+    const missing = await ocp
+      .get({ namespace: 'workers', resources: [{ ...ref, name: 'ruby:3.3' }], api })
+      .catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ocp.RequestError);
+    expect((missing as ocp.RequestError).message).toMatch(/not found/);
+    const refused = instance(
+      await rejection(ocp.get({ namespace: 'workers', resources: [{ ...ref, name: 'ruby' }], api })),
+      ocp.ValidationError,
+    );
+    expect(refused.issues).toEqual([
+      'resources[0].name "ruby" is not a valid name for this kind (STREAM:TAG: one ":" with text on both sides, no "@")',
+    ]);
+  });
+});

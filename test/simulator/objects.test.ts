@@ -418,6 +418,77 @@ describe('object names, per kind (docs/wire-reference.md §7)', () => {
   });
 });
 
+// openshift-apiserver: pkg/image/apis/image/validation (every name a path segment) and the
+// imagestreamtag, imagetag and imagestreamimage storages (nameAndTag / parseNameAndID: a 400).
+describe('image.openshift.io names, kind by kind', () => {
+  const IMAGES = '/apis/image.openshift.io/v1';
+  const ISTAG = `${IMAGES}/namespaces/workers/imagestreamtags`;
+  const image = (kind: string, name: string): Record<string, unknown> => ({
+    apiVersion: 'image.openshift.io/v1',
+    kind,
+    metadata: { name },
+  });
+
+  test('ImageStreamTag and ImageTag names are stream:tag, and a name that does not split is a 400', async () => {
+    expect((await apply(sim, `${ISTAG}/ruby:3.3`, image('ImageStreamTag', 'ruby:3.3'))).status).toBe(201);
+    expect((await call(sim, 'GET', `${ISTAG}/ruby%3A3.3`)).status).toBe(200);
+    const itag = `${IMAGES}/namespaces/workers/imagetags`;
+    expect((await apply(sim, `${itag}/ruby:latest`, image('ImageTag', 'ruby:latest'))).status).toBe(201);
+    for (const [path, kind] of [
+      [`${ISTAG}/ruby`, 'ImageStreamTags'],
+      [`${ISTAG}/ruby:a:b`, 'ImageStreamTags'],
+      [`${ISTAG}/ruby@sha256:1`, 'ImageStreamTags'],
+      [`${itag}/:latest`, 'ImageTags'],
+    ] as const) {
+      const res = await call(sim, 'GET', path);
+      expect([path, res.status, res.json.reason, res.json.message]).toEqual([
+        path,
+        400,
+        'BadRequest',
+        `${kind} must be retrieved with <name>:<tag>`,
+      ]);
+    }
+    const patch = await apply(sim, `${ISTAG}/ruby`, image('ImageStreamTag', 'ruby'));
+    expect([patch.status, patch.json.message]).toEqual([
+      400,
+      'ImageStreamTags must be retrieved with <name>:<tag>',
+    ]);
+  });
+
+  test('ImageStreamImage names are stream@id', async () => {
+    const res = await call(sim, 'GET', `${IMAGES}/namespaces/workers/imagestreamimages/ruby`);
+    expect([res.status, res.json.message]).toEqual([
+      400,
+      'ImageStreamImages must be retrieved with <name>@<id>',
+    ]);
+  });
+
+  test('ImageSignature names are image@signature; Image names are path segments', async () => {
+    const res = await call(sim, 'POST', `${IMAGES}/imagesignatures`, {
+      body: image('ImageSignature', 'sha256:abc'),
+    });
+    expect([res.status, res.json.message]).toEqual([
+      422,
+      'ImageSignature.image.openshift.io "sha256:abc" is invalid: metadata.name: Invalid value: "sha256:abc": name must be of format <imageName>@<signatureName>',
+    ]);
+    const sha = `sha256:${'a'.repeat(64)}`;
+    expect((await apply(sim, `${IMAGES}/images/${sha}`, image('Image', sha))).status).toBe(201);
+  });
+
+  test('an ImageStream whose namespace/name passes 255 characters is refused', async () => {
+    const name = `r${'x'.repeat(250)}`;
+    const res = await apply(
+      sim,
+      `${IMAGES}/namespaces/workers/imagestreams/${name}`,
+      image('ImageStream', name),
+    );
+    expect([res.status, res.json.message]).toEqual([
+      422,
+      `ImageStream.image.openshift.io "${name}" is invalid: metadata.name: Invalid value: "${name}": 'namespace/name' cannot be longer than 255 characters`,
+    ]);
+  });
+});
+
 describe('DELETE answers per kind (docs/wire-reference.md §4)', () => {
   test.each([
     ['/api/v1/namespaces/workers/persistentvolumeclaims', 'v1', 'PersistentVolumeClaim', 'object'],
