@@ -47,14 +47,19 @@ test('delete after a restart: a brand-new connection and no create result', asyn
   expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
 });
 
-test('repeated deletion succeeds: 404 means already absent', async () => {
-  await ocp.create('worker-template', params, WORKER);
+test('repeated deletion succeeds: 404 means already absent, and only a deletion now carries a uid', async () => {
+  const created = await ocp.create('worker-template', params, WORKER);
   const first = await ocp.delete('worker-template', params, WORKER);
+  // Deleted now: each ref carries the UID of the object the server deleted (README, delete()).
+  expect(first.map((r) => r.uid)).toEqual(created.map((r) => r.uid).reverse());
   h.sim.clearLog();
   const second = await ocp.delete('worker-template', params, WORKER);
   expect(second.map((r) => r.name)).toEqual(first.map((r) => r.name));
   expect(second.every((r) => r.uid === undefined)).toBe(true);
   expect(h.sim.log.filter((e) => e.method === 'DELETE').map((e) => e.status)).toEqual([404, 404, 404]);
+  // Reference mode keeps the uid it was given, deleted now or already gone.
+  const again = await ocp.delete({ namespace: 'workers', resources: created });
+  expect(again.map((r) => r.uid)).toEqual(created.map((r) => r.uid).reverse());
 });
 
 test('reference mode: a saved UID protects a replacement object of the same name', async () => {
