@@ -1,7 +1,7 @@
 // The burst section of docs/performance.md, its targets, and docs/bursts.svg.
 import type { BurstImpl } from './burst-client.ts';
 import type { BurstRow } from './burst.ts';
-import { lineChart, type Series } from './report.ts';
+import { lineChart, type Series } from './chart.ts';
 
 const f0 = (x: number): string => x.toFixed(0);
 const LABEL: Record<BurstImpl, string> = {

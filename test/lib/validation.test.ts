@@ -398,7 +398,7 @@ describe('image.openshift.io names follow openshift-apiserver, kind by kind', ()
       resources: refs.map(({ apiVersion, kind, namespace, name }) => ({ apiVersion, kind, namespace, name })),
       api,
     });
-    expect(live.map((o) => o.metadata.name)).toEqual(['ruby', 'ruby:3.3', 'ruby:latest']);
+    expect(live.map((o) => o.metadata?.name)).toEqual(['ruby', 'ruby:3.3', 'ruby:latest']);
     await ocp.delete('image-tags', {}, { ...WORKER, api });
     expect(h.sim.getObject(IMAGE, 'ImageStreamTag', 'workers', 'ruby:3.3')).toBeUndefined();
     expect(h.sim.getObject(IMAGE, 'ImageTag', 'workers', 'ruby:latest')).toBeUndefined();
