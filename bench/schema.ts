@@ -1,7 +1,8 @@
-// `node scripts/with-node.mjs node bench/schema.ts [DOCUMENT.json]`: what the typing engine costs.
+// `node scripts/with-node.mjs node --expose-gc bench/schema.ts [DOCUMENT.json]`: what the typing
+// engine costs.
 // The size of an OpenAPI v3 document (as kube-apiserver serves it at /openapi/v3/apis/GROUP/VERSION)
-// against its compact type table, the time to compact it, and the time to type one rendered
-// Deployment, in µs per object. Without a document it uses the cut-down test fixture. A
+// against its compact type table, the heap each retains (with --expose-gc), the time to compact it,
+// and the time to type one rendered Deployment, in µs per object. Without a document it uses the cut-down test fixture. A
 // measurement, not a test: nothing here is asserted.
 import { readFileSync } from 'node:fs';
 import { compactTypes } from '../src/schema/compact.ts';
@@ -28,6 +29,22 @@ function microseconds(count: number, run: () => unknown): number {
   return median(rounds);
 }
 
+/** Heap bytes `make()`'s result retains, or `undefined` without --expose-gc. */
+function retained(make: () => unknown): number | undefined {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return undefined;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const kept = make();
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  return kept === undefined ? undefined : after - before;
+}
+
+function kilobytes(bytes: number | undefined): string {
+  return bytes === undefined ? 'n/a (run with --expose-gc)' : `${Math.round(bytes / 1024)} KiB`;
+}
+
 function withoutDescriptions(text: string): number {
   return JSON.stringify(JSON.parse(text), (key, value: unknown) =>
     key === 'description' ? undefined : value,
@@ -49,6 +66,8 @@ const rows: [string, string][] = [
   ['document bytes without descriptions', String(withoutDescriptions(text))],
   ['compact table bytes', String(compact)],
   ['document / compact', `${(text.length / compact).toFixed(1)}×`],
+  ['heap: parsed document', kilobytes(retained(() => JSON.parse(text)))],
+  ['heap: compact table', kilobytes(retained(() => compactTypes(JSON.parse(text))))],
   ['named types / kinds', `${Object.keys(table.types).length} / ${Object.keys(table.kinds).length}`],
   ['compactTypes, ms', (microseconds(5, () => compactTypes(document)) / 1000).toFixed(2)],
   ['typeObject (Deployment, clean), µs', microseconds(2000, () => typeObject(table, object)).toFixed(1)],

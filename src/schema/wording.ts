@@ -163,6 +163,26 @@ export function applyDecodeMessage(object: ObjectIdentity, problem: TypingProble
 }
 
 /**
+ * What kube-apiserver answers a server-side apply of the object with — the message of its 500
+ * Status, which has no `reason` — or `undefined` when the object types and decodes. Typing
+ * problems come first (the patch is typed before anything else); of the decode problems only the
+ * first counts, as conversion stops there. Pass a result typed with `report: 'server'` (and
+ * `decode` for built-in kinds) to answer exactly as the server does.
+ *
+ * @example
+ * const refusal = applyRefusal(identity, typeObject(table, body, { report: 'server', decode: true }));
+ * if (refusal !== undefined) respond(500, refusal);
+ */
+export function applyRefusal(
+  object: ObjectIdentity,
+  result: { problems: readonly TypingProblem[]; decodeProblems: readonly TypingProblem[] },
+): string | undefined {
+  if (result.problems.length > 0) return typedPatchMessage(object, result.problems);
+  const [first] = result.decodeProblems;
+  return first === undefined ? undefined : applyDecodeMessage(object, first);
+}
+
+/**
  * The message of kube-apiserver's 400 when a create or update body does not decode
  * (k8s.io/apiserver endpoints/handlers/rest.go transformDecodeError).
  */

@@ -3,7 +3,7 @@
 // refuses while decoding the typed object into its Go types.
 import { describe, expect, test } from 'vitest';
 import { typeObject, type TypingResult } from '../../src/schema/typing.ts';
-import { applyDecodeMessage, createDecodeMessage } from '../../src/schema/wording.ts';
+import { applyDecodeMessage, applyRefusal, createDecodeMessage } from '../../src/schema/wording.ts';
 import { appsV1, deployment, single } from './tables.ts';
 
 type Json = Record<string, unknown>;
@@ -141,5 +141,29 @@ describe('decoding into Go types (built-in kinds only)', () => {
     const object = deployment();
     (object.spec as Json).replicas = 1.5;
     expect(typeObject(appsV1, object).decodeProblems).toEqual([]);
+  });
+});
+
+describe('applyRefusal: the answer to a server-side apply', () => {
+  test('typing problems first (all in one message), then the first decode problem, else none', () => {
+    const object = deployment();
+    const spec = object.spec as Json;
+    expect(
+      applyRefusal(identity, typeObject(appsV1, object, { report: 'server', decode: true })),
+    ).toBeUndefined();
+    spec.replicas = 2.5;
+    first(object).resources = { limits: { cpu: 'lots' } };
+    expect(applyRefusal(identity, typeObject(appsV1, object, { report: 'server', decode: true }))).toBe(
+      'failed to convert new object (demo/redis; apps/v1, Kind=Deployment) to proper version: ' +
+        'unable to convert unstructured object to apps/v1, Kind=Deployment: cannot convert float64 to int32',
+    );
+    spec.triggers = [];
+    first(object).capabilities = {};
+    // typed/helpers.go ValidationErrors.Error: one per line under "errors:" when there are several.
+    expect(applyRefusal(identity, typeObject(appsV1, object, { report: 'server', decode: true }))).toBe(
+      'failed to create typed patch object (demo/redis; apps/v1, Kind=Deployment): errors:\n' +
+        '  .spec.template.spec.containers[name="redis"].capabilities: field not declared in schema\n' +
+        '  .spec.triggers: field not declared in schema',
+    );
   });
 });
