@@ -41,6 +41,11 @@ describe('structured-merge-diff path elements', () => {
   test('Go quoting matches strconv.Quote for the characters JSON carries', () => {
     expect(goQuote('plain')).toBe('"plain"');
     expect(goQuote('\r\u007f')).toBe('"\\r\\x7f"');
+    expect(goQuote('\u0007\v')).toBe('"\\a\\v"');
+    // Not printable for Go's unicode.IsPrint: a no-break space, a zero-width space, private use.
+    expect(goQuote('\u00a0\u200b\ue000\u{f0000}')).toBe('"\\u00a0\\u200b\\ue000\\U000f0000"');
+    expect(goQuote('日本😀')).toBe('"日本😀"');
+    expect(goQuote('\ud800')).toBe('"\ufffd"');
   });
 });
 
