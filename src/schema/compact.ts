@@ -1,0 +1,245 @@
+// An OpenAPI v3 document (as kube-apiserver publishes one per group-version) → a compact type
+// table. The conversion follows kube-openapi `pkg/schemaconv/openapi.go` (ToSchemaFromOpenAPI,
+// parseSchema, parseObject, parseList, makeOpenAPIRef) and `pkg/schemaconv/smd.go`
+// (convertPrimitive, getListElementRelationship, getMapElementRelationship); embedded resources
+// get the fields apiextensions-apiserver's `controller/openapi/builder/builder.go`
+// (addEmbeddedProperties) gives them in the documents it publishes.
+import {
+  OBJECT_META,
+  UNTYPED,
+  kindKey,
+  type JsonScalar,
+  type ListDef,
+  type MapDef,
+  type ScalarKind,
+  type TypeDef,
+  type TypeRef,
+  type TypeTable,
+} from './table.ts';
+
+type Json = Record<string, unknown>;
+
+// schemaconv hard-codes these two by name (kube-openapi issue #364).
+const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
+const SCHEMA_PREFIX = '#/components/schemas/';
+
+interface Context {
+  /** x-kubernetes-preserve-unknown-fields reaches inlined descendants, not named types. */
+  preserve: boolean;
+  keyNames: ReadonlySet<string>;
+  hasObjectMeta: boolean;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
+}
+
+function refName(schema: Json): string | undefined {
+  let ref = schema.$ref;
+  const allOf = schema.allOf;
+  if (ref === undefined && Array.isArray(allOf) && allOf.length === 1 && isObject(allOf[0])) {
+    ref = allOf[0].$ref;
+  }
+  if (typeof ref !== 'string') return undefined;
+  const name = ref.startsWith(SCHEMA_PREFIX) ? ref.slice(SCHEMA_PREFIX.length) : ref.split('/').pop();
+  return name === '' ? undefined : name;
+}
+
+function primitive(type: string, format: unknown): TypeDef {
+  switch (type) {
+    case 'integer':
+      return format === 'int32' || format === 'int64' ? { scalar: 'numeric', format } : { scalar: 'numeric' };
+    case 'number':
+      return { scalar: 'numeric' };
+    case 'boolean':
+      return { scalar: 'boolean' };
+    default: {
+      // Only a plain or `byte` string is a string; every other format (date-time, int-or-string)
+      // is an untyped scalar in convertPrimitive.
+      if (format === 'int-or-string') return { scalar: 'untyped', format };
+      const scalar: ScalarKind =
+        format === undefined || format === '' || format === 'byte' ? 'string' : 'untyped';
+      return { scalar };
+    }
+  }
+}
+
+function isUntypedDef(def: TypeDef): boolean {
+  const { map, list } = def;
+  return (
+    def.scalar === 'untyped' &&
+    def.format === undefined &&
+    map?.elements === UNTYPED &&
+    map.fields === undefined &&
+    list?.elements === UNTYPED &&
+    list.listType === 'atomic'
+  );
+}
+
+function ref(schema: unknown, ctx: Context): TypeRef {
+  if (!isObject(schema)) return UNTYPED;
+  const name = refName(schema);
+  if (name !== undefined) return name;
+  const def = parseSchema(schema, ctx);
+  return isUntypedDef(def) ? UNTYPED : def;
+}
+
+function parseSchema(schema: Json, outer: Context): TypeDef {
+  const ctx = schema['x-kubernetes-preserve-unknown-fields'] === true ? { ...outer, preserve: true } : outer;
+  const rawType: unknown = Array.isArray(schema.type) ? (schema.type as unknown[])[0] : schema.type;
+  const type = typeof rawType === 'string' ? rawType : '';
+  switch (type) {
+    case '': {
+      const intOrString = schema['x-kubernetes-int-or-string'] === true || schema.format === 'int-or-string';
+      const def: TypeDef = { scalar: 'untyped', list: parseList(schema, ctx), map: parseObject(schema, ctx) };
+      return intOrString ? { ...def, format: 'int-or-string' } : def;
+    }
+    case 'object':
+      return { map: parseObject(schema, ctx) };
+    case 'array':
+      return { list: parseList(schema, ctx) };
+    case 'integer':
+    case 'number':
+    case 'boolean':
+    case 'string':
+      return primitive(type, schema.format);
+    default:
+      return { scalar: 'untyped' };
+  }
+}
+
+function scalarDefault(value: unknown): JsonScalar | undefined {
+  const t = typeof value;
+  return value === null || t === 'string' || t === 'number' || t === 'boolean'
+    ? (value as JsonScalar)
+    : undefined;
+}
+
+function parseFields(properties: Json, ctx: Context, map: MapDef): void {
+  const fields: Record<string, TypeRef> = {};
+  const keyDefaults: Record<string, JsonScalar> = {};
+  for (const [name, member] of Object.entries(properties)) {
+    fields[name] = ref(member, ctx);
+    const fallback = isObject(member) && ctx.keyNames.has(name) ? scalarDefault(member.default) : undefined;
+    if (fallback !== undefined) keyDefaults[name] = fallback;
+  }
+  if (Object.keys(fields).length > 0) map.fields = fields;
+  if (Object.keys(keyDefaults).length > 0) map.keyDefaults = keyDefaults;
+}
+
+function addEmbeddedFields(map: MapDef, ctx: Context): void {
+  map.embedded = true;
+  map.fields = {
+    ...map.fields,
+    apiVersion: { scalar: 'string' },
+    kind: { scalar: 'string' },
+    ...(ctx.hasObjectMeta ? { metadata: OBJECT_META } : {}),
+  };
+}
+
+function parseObject(schema: Json, ctx: Context): MapDef {
+  const map: MapDef = {};
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  parseFields(properties, ctx, map);
+  const extra = schema.additionalProperties;
+  if (extra === undefined) {
+    // An object with neither properties nor additionalProperties is free-form.
+    if (ctx.preserve || Object.keys(properties).length === 0) map.elements = UNTYPED;
+  } else if (isObject(extra)) {
+    map.elements = ref(extra, ctx);
+  } else if (extra === true) {
+    map.elements = UNTYPED;
+  }
+  if (ctx.preserve) map.preserveUnknown = true;
+  const mapType = schema['x-kubernetes-map-type'];
+  if (mapType === 'atomic' || mapType === 'granular') map.mapType = mapType;
+  if (schema['x-kubernetes-embedded-resource'] === true) addEmbeddedFields(map, ctx);
+  return map;
+}
+
+function listShape(schema: Json): Pick<ListDef, 'listType' | 'keys'> {
+  const listType = schema['x-kubernetes-list-type'];
+  if (listType === 'atomic') return { listType: 'atomic' };
+  if (listType === 'set') return { listType: 'set' };
+  if (listType === 'map') {
+    const keys = stringList(schema['x-kubernetes-list-map-keys']) ?? [];
+    return keys.length > 0 ? { listType: 'map', keys } : { listType: 'set' };
+  }
+  // OpenAPI v2's patch strategy still decides where no list type is given.
+  const strategy = schema['x-kubernetes-patch-strategy'];
+  if (strategy === 'merge' || strategy === 'merge,retainKeys') {
+    const key = schema['x-kubernetes-patch-merge-key'];
+    return typeof key === 'string' ? { listType: 'map', keys: [key] } : { listType: 'set' };
+  }
+  return { listType: 'atomic' };
+}
+
+function parseList(schema: Json, ctx: Context): ListDef {
+  const items: unknown = Array.isArray(schema.items) ? (schema.items as unknown[])[0] : schema.items;
+  return { elements: items === undefined ? UNTYPED : ref(items, ctx), ...listShape(schema) };
+}
+
+function collectKeyNames(node: unknown, into: Set<string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) collectKeyNames(item, into);
+    return;
+  }
+  if (!isObject(node)) return;
+  for (const key of stringList(node['x-kubernetes-list-map-keys']) ?? []) into.add(key);
+  const mergeKey = node['x-kubernetes-patch-merge-key'];
+  if (typeof mergeKey === 'string') into.add(mergeKey);
+  for (const value of Object.values(node)) collectKeyNames(value, into);
+}
+
+function kindsOf(name: string, schema: Json, kinds: Record<string, string>): void {
+  const gvks = schema['x-kubernetes-group-version-kind'];
+  if (!Array.isArray(gvks)) return;
+  for (const gvk of gvks) {
+    if (!isObject(gvk)) continue;
+    const { group, version, kind } = gvk;
+    if (typeof group !== 'string' || typeof version !== 'string' || typeof kind !== 'string') continue;
+    kinds[kindKey(group === '' ? version : `${group}/${version}`, kind)] = name;
+  }
+}
+
+/** The named schemas of an OpenAPI v3 document (`components.schemas`), or none. */
+function schemasOf(document: unknown): Json {
+  const components = isObject(document) ? document.components : undefined;
+  return isObject(components) && isObject(components.schemas) ? components.schemas : {};
+}
+
+/**
+ * Converts an OpenAPI v3 document into the compact type table typing uses: per named type only
+ * its structure (fields, element types, list keys, scalar kinds and the formats decoding checks),
+ * plus the type name of each kind from `x-kubernetes-group-version-kind`. Descriptions, paths and
+ * validation keywords are dropped. Pure: the document is not changed.
+ *
+ * @example
+ * const table = compactTypes(await (await fetch(url)).json());
+ * table.kinds[kindKey('apps/v1', 'Deployment')]; // 'io.k8s.api.apps.v1.Deployment'
+ */
+export function compactTypes(document: unknown): TypeTable {
+  const schemas = schemasOf(document);
+  const keyNames = new Set<string>();
+  collectKeyNames(schemas, keyNames);
+  const ctx: Context = { preserve: false, keyNames, hasObjectMeta: isObject(schemas[OBJECT_META]) };
+  const table: TypeTable = { types: {}, kinds: {} };
+  for (const [name, schema] of Object.entries(schemas)) {
+    // A named schema that is only a reference is skipped, as ToSchemaFromOpenAPI does.
+    if (!isObject(schema) || typeof schema.$ref === 'string') continue;
+    if (name === QUANTITY) table.types[name] = { scalar: 'untyped', format: 'quantity' };
+    else if (name === RAW_EXTENSION) table.types[name] = { scalar: 'untyped', ...untypedParts() };
+    else table.types[name] = parseSchema(schema, ctx);
+    kindsOf(name, schema, table.kinds);
+  }
+  return table;
+}
+
+function untypedParts(): Pick<TypeDef, 'map' | 'list'> {
+  return { map: { elements: UNTYPED }, list: { elements: UNTYPED, listType: 'atomic' } };
+}

@@ -1,0 +1,7 @@
+// The typing engine: OpenAPI v3 documents → compact type tables → typed objects, by
+// structured-merge-diff's rules. Pure modules, no I/O: the simulator and create() wire it in.
+export { compactTypes } from './compact.ts';
+export { pruneUndeclared, type PruneResult } from './prune.ts';
+export { kindKey, type TypeTable } from './table.ts';
+export { typeObject, typeValue, type TypingOptions, type TypingResult } from './typing.ts';
+export * from './wording.ts';

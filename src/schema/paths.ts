@@ -1,0 +1,101 @@
+// Path elements as the server prints them. Two syntaxes over the same walk:
+// - structured-merge-diff's (`fieldpath/element.go` PathElement.String, `value/value.go`
+//   ToString): `.field`, `[name="x"]` with keys sorted by name, `[="v"]` for a set, `[3]`;
+// - apimachinery's strict decoding (sigs.k8s.io/json `internal/golang/encoding/json/
+//   kubernetes_patch.go` appendStrictFieldStackKey / appendStrictFieldStackIndex): fields joined
+//   by `.` without a leading one, every list element by index.
+
+const SHORT_ESCAPES: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '"': '\\"',
+  '\\': '\\\\',
+};
+
+// Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+function hex(code: number, width: number): string {
+  return code.toString(16).padStart(width, '0');
+}
+
+/** Go's `%q` of a string (strconv.Quote, appendEscapedRune). */
+export function goQuote(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    const short = SHORT_ESCAPES[char];
+    if (short !== undefined) out += short;
+    else if (code < 0x20 || code === 0x7f) out += `\\x${hex(code, 2)}`;
+    else if (PRINTABLE.test(char)) out += char;
+    // encoding/json reads a lone surrogate as U+FFFD, which prints as itself.
+    else if (code >= 0xd800 && code <= 0xdfff) out += '\ufffd';
+    else if (code < 0x10000) out += `\\u${hex(code, 4)}`;
+    else out += `\\U${hex(code, 8)}`;
+  }
+  return `${out}"`;
+}
+
+// Go's `%v` of a float64 (strconv's 'g' with the shortest precision): shortest digits, exponent
+// form below 1e-4 or from 1e6, the exponent with at least two digits.
+function goFloat(n: number): string {
+  const [mantissa = '', exponentText = '0'] = n.toExponential().split('e');
+  const exponent = Number(exponentText);
+  if (exponent < -4 || exponent >= 6) {
+    const sign = exponent < 0 ? '-' : '+';
+    return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  return String(n);
+}
+
+/**
+ * A value as structured-merge-diff prints it inside a path element (`value.ToString`): strings
+ * Go-quoted, numbers and booleans bare, `null`. Whole numbers print as integers, as the server
+ * decodes them into int64.
+ */
+export function smdValue(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return goQuote(value);
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : goFloat(value);
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `[${value.map(smdValue).join(',')}]`;
+  return Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${k}=${smdValue(v)}`)
+    .join('');
+}
+
+/** `.name`: a field. */
+export function fieldElement(name: string): string {
+  return `.${name}`;
+}
+
+/** `[3]`: an element of an atomic list. */
+export function indexElement(index: number): string {
+  return `[${index}]`;
+}
+
+/** `[="v"]`: an element of a set. */
+export function valueElement(value: unknown): string {
+  return `[=${smdValue(value)}]`;
+}
+
+/** `[containerPort=80,protocol="TCP"]`: an element of a keyed list, keys sorted by name. */
+export function keyElement(keys: readonly (readonly [string, unknown])[]): string {
+  const sorted = [...keys].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `[${sorted.map(([name, value]) => `${name}=${smdValue(value)}`).join(',')}]`;
+}
+
+/** The strict-decoding path one field further down. */
+export function strictField(path: string, name: string): string {
+  return path === '' ? name : `${path}.${name}`;
+}
+
+/** The strict-decoding path one list element further down. */
+export function strictIndex(path: string, index: number): string {
+  return `${path}[${index}]`;
+}

@@ -1,0 +1,73 @@
+// The compact type table: what typing needs from an OpenAPI v3 document and nothing else. Its
+// shape mirrors structured-merge-diff's `schema.Atom` (sigs.k8s.io/structured-merge-diff
+// `schema/elements.go`): a type may be a scalar, a map and a list at once, and the value decides
+// which applies. The table is plain JSON so it can be cached and shared as it is.
+
+/** The scalar kinds of structured-merge-diff (`schema.Scalar`); `untyped` takes any scalar. */
+export type ScalarKind = 'string' | 'numeric' | 'boolean' | 'untyped';
+
+/**
+ * What the server checks when it decodes a typed value into its Go types (built-in kinds only):
+ * an integer width, a Quantity string, an IntOrString.
+ */
+export type DecodeFormat = 'int32' | 'int64' | 'quantity' | 'int-or-string';
+
+/** A JSON scalar, as a key field's default value. */
+export type JsonScalar = string | number | boolean | null;
+
+/** A reference to a type: a name in {@link TypeTable.types}, or the type written inline. */
+export type TypeRef = string | TypeDef;
+
+/** An object schema: declared fields, and the type of any other key when others are allowed. */
+export interface MapDef {
+  fields?: Record<string, TypeRef>;
+  /** The type of every key not in `fields`; absent means such keys are not declared. */
+  elements?: TypeRef;
+  mapType?: 'atomic' | 'granular';
+  preserveUnknown?: true;
+  embedded?: true;
+  /** Scalar defaults of fields that serve as keys of a keyed list (used for absent keys). */
+  keyDefaults?: Record<string, JsonScalar>;
+}
+
+/** An array schema: its element type and how elements are identified. */
+export interface ListDef {
+  elements: TypeRef;
+  listType: 'atomic' | 'set' | 'map';
+  keys?: string[];
+}
+
+/** One type: any combination of a scalar, a map and a list (structured-merge-diff's Atom). */
+export interface TypeDef {
+  scalar?: ScalarKind;
+  format?: DecodeFormat;
+  map?: MapDef;
+  list?: ListDef;
+}
+
+/** A compact type table: named types and the type name of each kind. */
+export interface TypeTable {
+  types: Record<string, TypeDef>;
+  /** Type name per kind, keyed by {@link kindKey}. */
+  kinds: Record<string, string>;
+}
+
+/**
+ * The reserved name of the type that accepts anything (kube-openapi `schemaconv`'s
+ * `__untyped_atomic_` and `__untyped_deduced_`, which typing treats alike). It is never stored in
+ * a table.
+ */
+export const UNTYPED = '__untyped_';
+
+/** The definition name of ObjectMeta in the documents kube-apiserver publishes. */
+export const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+/**
+ * The key of a kind in {@link TypeTable.kinds}: the object's own `apiVersion` and `kind`.
+ *
+ * @example
+ * kindKey('apps/v1', 'Deployment'); // 'apps/v1 Deployment'
+ */
+export function kindKey(apiVersion: string, kind: string): string {
+  return `${apiVersion} ${kind}`;
+}

@@ -1,0 +1,299 @@
+// Typing a JSON value against a compact type table by structured-merge-diff's rules
+// (sigs.k8s.io/structured-merge-diff `typed/validate.go` validatingObjectWalker and
+// `typed/helpers.go`), then the checks kube-apiserver makes right after, while it decodes the
+// typed value into its Go types (built-in kinds only). Pure: data in, problems out.
+import { fieldElement, indexElement, keyElement, strictField, strictIndex, valueElement } from './paths.ts';
+import { quantityError } from './quantity.ts';
+import {
+  kindKey,
+  type DecodeFormat,
+  type ListDef,
+  type MapDef,
+  type ScalarKind,
+  type TypeRef,
+  type TypeTable,
+} from './table.ts';
+import {
+  ROOT,
+  deduce,
+  goTypeName,
+  record,
+  resolve,
+  valueType,
+  type Place,
+  type Report,
+  type Walk,
+} from './walk.ts';
+import {
+  KEYED_NOT_MAP,
+  KEYED_NULL,
+  KEY_NOT_MAP_TYPE,
+  SET_LIST,
+  SET_MAP,
+  SET_NULL,
+  UNDECLARED,
+  cannotConvertFraction,
+  duplicateKey,
+  elementReason,
+  expected,
+  goFieldReason,
+  intOrStringReason,
+  noCorrespondingType,
+  omitsKeys,
+  type TypingProblem,
+} from './wording.ts';
+
+/** How to type. */
+export interface TypingOptions {
+  /**
+   * `all` (the default) reports every problem; `server` reports what kube-apiserver reports:
+   * per map only its first undeclared key in document order, and nothing more of a keyed list
+   * once an element cannot be keyed.
+   */
+  report?: Report;
+  /**
+   * Also check what kube-apiserver refuses while decoding into its Go types: a fraction in an
+   * integer field, a Quantity that does not parse, an IntOrString that is neither. Built-in kinds
+   * only: custom resources are not decoded into Go types.
+   */
+  decode?: boolean;
+}
+
+/** Every problem found; `decodeProblems` only count where `problems` is empty. */
+export interface TypingResult {
+  problems: TypingProblem[];
+  decodeProblems: TypingProblem[];
+}
+
+type Json = Record<string, unknown>;
+
+function isMap(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function visit(w: Walk, value: unknown, ref: TypeRef, place: Place): void {
+  if (value === undefined) return;
+  const resolved = resolve(w, ref, place);
+  if (resolved === undefined) return;
+  const atom = deduce(resolved.def, value);
+  // An IntOrString given a map or a list passes typing (schemaconv leaves a schema without a
+  // type untyped) and fails decoding.
+  if (w.decode && resolved.def.format === 'int-or-string' && (isMap(value) || Array.isArray(value))) {
+    const reason = intOrStringReason(valueType(value));
+    record(w, 'decode', place, reason, reason);
+  }
+  // typed/helpers.go handleAtom: a map first, then a scalar, then a list.
+  if (atom.map !== undefined) visitMap(w, value, atom.map, place, resolved.name);
+  else if (atom.scalar !== undefined) visitScalar(w, value, atom.scalar, atom.format, place);
+  else if (atom.list !== undefined) visitList(w, value, atom.list, place);
+}
+
+// typed/validate.go validateScalar: types only; integers and floats are both numeric.
+function scalarFits(kind: ScalarKind, value: unknown): boolean {
+  switch (kind) {
+    case 'numeric':
+      return typeof value === 'number';
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'untyped':
+      return ['number', 'string', 'boolean'].includes(typeof value);
+  }
+}
+
+function visitScalar(
+  w: Walk,
+  value: unknown,
+  kind: ScalarKind,
+  format: DecodeFormat | undefined,
+  place: Place,
+): void {
+  if (value === null) return;
+  if (!scalarFits(kind, value)) {
+    record(w, 'type', place, expected(kind, valueType(value)));
+    return;
+  }
+  if (w.decode && format !== undefined) checkDecode(w, value, format, place);
+}
+
+function checkDecode(w: Walk, value: unknown, format: DecodeFormat, place: Place): void {
+  if (format === 'int32' || format === 'int64') {
+    if (typeof value === 'number' && !Number.isInteger(value)) {
+      const goField = `${place.goStruct}.${place.goFields}`;
+      record(w, 'decode', place, cannotConvertFraction(format), goFieldReason('number', goField, format));
+    }
+  } else if (format === 'quantity') {
+    const reason = quantityError(String(value));
+    if (reason !== undefined) record(w, 'decode', place, reason, reason);
+  } else if (!(typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value)))) {
+    const reason = intOrStringReason(valueType(value));
+    record(w, 'decode', place, reason, reason);
+  }
+}
+
+function fieldPlace(place: Place, key: string, declared: boolean, structName: string | undefined): Place {
+  return {
+    path: place.path + fieldElement(key),
+    parent: place.path,
+    strict: strictField(place.strict, key),
+    at: [...place.at, key],
+    goStruct: declared && structName !== undefined ? goTypeName(structName) : place.goStruct,
+    goFields: declared ? strictField(place.goFields, key) : place.goFields,
+  };
+}
+
+// typed/validate.go visitMapItems and typed/helpers.go mapValue.
+function visitMap(w: Walk, value: unknown, map: MapDef, place: Place, name: string | undefined): void {
+  if (value === null) return;
+  if (!isMap(value)) {
+    record(w, 'type', place, expected('map', valueType(value)));
+    return;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const field = map.fields !== undefined && Object.hasOwn(map.fields, key) ? map.fields[key] : undefined;
+    const ref = field ?? map.elements;
+    const childPlace = fieldPlace(place, key, field !== undefined, name);
+    if (ref === undefined) {
+      record(w, 'undeclared', childPlace, UNDECLARED);
+      if (w.report === 'server') return;
+      continue;
+    }
+    visit(w, child, ref, childPlace);
+  }
+}
+
+function elementPlace(place: Place, element: string, index: number): Place {
+  return {
+    path: place.path + element,
+    parent: place.path,
+    strict: strictIndex(place.strict, index),
+    at: [...place.at, index],
+    goStruct: place.goStruct,
+    goFields: place.goFields,
+  };
+}
+
+// typed/helpers.go getAssociativeKeyDefault: an absent key field may have a default.
+function keyDefault(w: Walk, list: ListDef, key: string, place: Place): { value?: unknown; error?: string } {
+  const resolved = resolve(w, list.elements, place);
+  if (resolved?.def.map === undefined)
+    return { error: `couldn't find default value for ${key}: ${KEY_NOT_MAP_TYPE}` };
+  const defaults = resolved.def.map.keyDefaults;
+  return defaults !== undefined && Object.hasOwn(defaults, key) ? { value: defaults[key] } : {};
+}
+
+// typed/helpers.go keyedAssociativeListItemToPathElement: the element's path element or why not.
+function keyedElement(
+  w: Walk,
+  list: ListDef,
+  child: unknown,
+  place: Place,
+): { element?: string; error?: string } {
+  if (child === null) return { error: KEYED_NULL };
+  if (!isMap(child)) return { error: KEYED_NOT_MAP };
+  const keys = list.keys ?? [];
+  const found: (readonly [string, unknown])[] = [];
+  for (const key of keys) {
+    if (Object.hasOwn(child, key)) {
+      found.push([key, child[key]]);
+      continue;
+    }
+    const fallback = keyDefault(w, list, key, place);
+    if (fallback.error !== undefined) return { error: fallback.error };
+    if (fallback.value !== undefined) found.push([key, fallback.value]);
+  }
+  if (keys.length > 0 && found.length === 0) return { error: omitsKeys(keys) };
+  return { element: keyElement(found) };
+}
+
+// typed/helpers.go setItemToPathElement.
+function setElement(child: unknown): { element?: string; error?: string } {
+  if (child === null) return { error: SET_NULL };
+  if (Array.isArray(child)) return { error: SET_LIST };
+  if (isMap(child)) return { error: SET_MAP };
+  return { element: valueElement(child) };
+}
+
+// typed/validate.go visitListItems and typed/helpers.go listValue.
+function visitList(w: Walk, value: unknown, list: ListDef, place: Place): void {
+  if (value === null) return;
+  if (!Array.isArray(value)) {
+    record(w, 'type', place, expected('list', valueType(value)));
+    return;
+  }
+  const seen = new Set<string>();
+  for (const [index, child] of (value as unknown[]).entries()) {
+    const { element, error } =
+      list.listType === 'atomic'
+        ? { element: indexElement(index) }
+        : list.listType === 'map'
+          ? keyedElement(w, list, child, place)
+          : setElement(child);
+    if (element === undefined) {
+      record(w, 'list', place, elementReason(index, error ?? ''));
+      // Without a path element nothing below it can be reported; the server stops the list.
+      if (w.report === 'server') return;
+      continue;
+    }
+    if (list.listType !== 'atomic') {
+      if (seen.has(element)) record(w, 'list', place, duplicateKey(element));
+      seen.add(element);
+    }
+    visit(w, child, list.elements, elementPlace(place, element, index));
+  }
+}
+
+/**
+ * Types a JSON value against a type of the table by structured-merge-diff's rules, and (with
+ * `decode`) checks what kube-apiserver refuses right after while decoding into its Go types.
+ * Every problem names its path in both syntaxes and a reason that names types, never values.
+ *
+ * @example
+ * const { problems } = typeValue(table, { replicas: 'two' }, 'io.k8s.api.apps.v1.DeploymentSpec');
+ * problems[0]?.path; // '.replicas'
+ */
+export function typeValue(
+  table: TypeTable,
+  value: unknown,
+  type: TypeRef,
+  options: TypingOptions = {},
+): TypingResult {
+  const w: Walk = {
+    table,
+    report: options.report ?? 'all',
+    decode: options.decode ?? false,
+    problems: [],
+    decodeProblems: [],
+  };
+  visit(w, value, type, ROOT);
+  return { problems: w.problems, decodeProblems: w.decodeProblems };
+}
+
+/**
+ * Types a rendered object against the type its `apiVersion` and `kind` name in the table, as
+ * server-side apply does before anything else (managedfields `structuredmerge.go` Apply →
+ * `ObjectToTyped`). A kind the table lacks is one problem.
+ *
+ * @example
+ * const { problems } = typeObject(table, deployment, { decode: true });
+ * for (const p of problems) console.log(`${p.path}: ${p.reason}`);
+ * // .spec.template.spec.containers[name="redis"].capabilities: field not declared in schema
+ */
+export function typeObject(table: TypeTable, object: Json, options: TypingOptions = {}): TypingResult {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  const kind = typeof object.kind === 'string' ? object.kind : '';
+  const type = table.kinds[kindKey(apiVersion, kind)];
+  if (type === undefined) {
+    const problem: TypingProblem = {
+      kind: 'schema',
+      path: '',
+      parent: '',
+      strictPath: '',
+      at: [],
+      reason: noCorrespondingType(apiVersion, kind),
+    };
+    return { problems: [problem], decodeProblems: [] };
+  }
+  return typeValue(table, object, type, options);
+}

@@ -1,0 +1,202 @@
+// Every sentence the typing engine says, in the server's words, in one place. Where the server
+// prints a value (structured-merge-diff's `expected string, got %#v`, encoding/json's
+// `cannot unmarshal number 1.5`), these name the value's type instead: no value leaves here.
+import { goQuote } from './paths.ts';
+
+/** A JSON value's type, as typing reasons name it. */
+export type ValueType = 'string' | 'number' | 'boolean' | 'map' | 'list' | 'null';
+
+/** What a problem is about; `decode` problems are found only after typing passes. */
+export type ProblemKind = 'undeclared' | 'type' | 'list' | 'schema' | 'decode';
+
+/** One problem of one object, with its place in both path syntaxes. */
+export interface TypingProblem {
+  kind: ProblemKind;
+  /** structured-merge-diff's path with its leading dot: `.spec.containers[name="a"].x`. */
+  path: string;
+  /** The path of the map or list the problem belongs to (`''` for the object itself). */
+  parent: string;
+  /** apimachinery's strict-decoding path: `spec.containers[0].x`. */
+  strictPath: string;
+  /** The reason in structured-merge-diff's or apimachinery's words, without values. */
+  reason: string;
+  /** Where it is in the object: keys and indexes from the root. */
+  at: readonly (string | number)[];
+  /** For decode problems: the reason a create or update body gets (encoding/json's words). */
+  createReason?: string;
+}
+
+// typed/validate.go visitMapItems.
+export const UNDECLARED = 'field not declared in schema';
+
+// The numeric sentence of typed/validate.go validateScalar; the others follow it.
+const EXPECTED: Record<string, string> = {
+  string: 'string',
+  numeric: 'numeric (int or float)',
+  boolean: 'boolean',
+  untyped: 'any scalar',
+  map: 'map',
+  list: 'list',
+};
+
+/** `expected string, got number` (typed/validate.go validateScalar, typed/helpers.go mapValue). */
+export function expected(what: string, got: ValueType): string {
+  return `expected ${EXPECTED[what] ?? what}, got ${got}`;
+}
+
+// typed/helpers.go keyedAssociativeListItemToPathElement and setItemToPathElement.
+export const KEYED_NULL = 'associative list with keys may not have a null element';
+export const KEYED_NOT_MAP = 'associative list with keys may not have non-map elements';
+export const SET_MAP = "associative list without keys has an element that's a map type";
+export const SET_LIST = 'not supported: associative list with lists as elements';
+export const SET_NULL = "associative list without keys has an element that's an explicit null";
+export const KEY_NOT_MAP_TYPE = 'associative list may not have non-map types';
+
+/** Go's `%q` of a []string: `["containerPort" "protocol"]`. */
+function goQuoteList(items: readonly string[]): string {
+  return `[${items.map(goQuote).join(' ')}]`;
+}
+
+/** An element whose key fields are all absent (keyedAssociativeListItemToPathElement). */
+export function omitsKeys(keys: readonly string[]): string {
+  return (
+    `associative list with keys has an element that omits all key fields ${goQuoteList(keys)} ` +
+    "(and doesn't have default values for any key fields)"
+  );
+}
+
+/** `element 3: …`: how typed/validate.go visitListItems reports an element it cannot key. */
+export function elementReason(index: number, reason: string): string {
+  return `element ${index}: ${reason}`;
+}
+
+/** `duplicate entries for key [name="a"]` (typed/validate.go visitListItems). */
+export function duplicateKey(element: string): string {
+  return `duplicate entries for key ${element}`;
+}
+
+/** managedfields/internal/versionconverter.go noCorrespondingTypeErr. */
+export function noCorrespondingType(apiVersion: string, kind: string): string {
+  return `no corresponding type for ${gvkText({ apiVersion, kind, name: '' })}`;
+}
+
+/** typed/helpers.go resolveSchema. */
+export function noSuchType(name: string): string {
+  return `schema error: no type found matching: ${name}`;
+}
+
+// k8s.io/apimachinery pkg/api/resource/quantity.go ErrFormatWrong, ErrSuffix.
+export const QUANTITY_FORMAT =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+export const QUANTITY_SUFFIX = "unable to parse quantity's suffix";
+
+/** k8s.io/apimachinery pkg/runtime/converter.go fromUnstructured: a fraction for an integer. */
+export function cannotConvertFraction(width: 'int32' | 'int64'): string {
+  return `cannot convert float64 to ${width}`;
+}
+
+const GO_JSON_TYPE: Record<ValueType, string> = {
+  string: 'string',
+  number: 'number',
+  boolean: 'bool',
+  map: 'object',
+  list: 'array',
+  null: 'null',
+};
+
+/** encoding/json's UnmarshalTypeError without the literal: IntOrString given a non-integer. */
+export function intOrStringReason(got: ValueType): string {
+  return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into Go value of type int32`;
+}
+
+/** encoding/json's UnmarshalTypeError for a struct field, without the literal. */
+export function goFieldReason(got: ValueType, goField: string, width: string): string {
+  return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into Go struct field ${goField} of type ${width}`;
+}
+
+/** The object a message names. */
+export interface ObjectIdentity {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+// apimachinery schema.GroupVersionKind.String(): `apps/v1, Kind=Deployment`, `/v1, Kind=Pod`.
+function gvkText({ apiVersion, kind }: ObjectIdentity): string {
+  const group = apiVersion.includes('/') ? '' : '/';
+  return `${group}${apiVersion}, Kind=${kind}`;
+}
+
+// managedfields/internal/structuredmerge.go objectGVKNN.
+function gvknn(object: ObjectIdentity): string {
+  return `${object.namespace ?? ''}/${object.name}; ${gvkText(object)}`;
+}
+
+/** structured-merge-diff's ValidationError(s).Error() over the problems (typed/helpers.go). */
+export function smdErrorText(problems: readonly TypingProblem[]): string {
+  const lines = problems.map((p) => (p.path === '' ? p.reason : `${p.path}: ${p.reason}`));
+  return lines.length === 1 ? (lines[0] ?? '') : ['errors:', ...lines.map((l) => `  ${l}`)].join('\n');
+}
+
+/**
+ * The message of kube-apiserver's 500 when server-side apply cannot type the patch
+ * (managedfields/internal/structuredmerge.go Apply).
+ *
+ * @example
+ * typedPatchMessage(identity, problems);
+ * // 'failed to create typed patch object (ns/web; apps/v1, Kind=Deployment): .spec.x: field not declared in schema'
+ */
+export function typedPatchMessage(object: ObjectIdentity, problems: readonly TypingProblem[]): string {
+  return `failed to create typed patch object (${gvknn(object)}): ${smdErrorText(problems)}`;
+}
+
+/**
+ * The message of kube-apiserver's 500 when server-side apply cannot decode the typed result into
+ * its Go type (structuredmerge.go Apply → runtime/scheme.go unstructuredToTyped).
+ */
+export function applyDecodeMessage(object: ObjectIdentity, problem: TypingProblem): string {
+  return (
+    `failed to convert new object (${gvknn(object)}) to proper version: ` +
+    `unable to convert unstructured object to ${gvkText(object)}: ${problem.reason}`
+  );
+}
+
+/**
+ * What kube-apiserver answers a server-side apply of the object with — the message of its 500
+ * Status, which has no `reason` — or `undefined` when the object types and decodes. Typing
+ * problems come first (the patch is typed before anything else); of the decode problems only the
+ * first counts, as conversion stops there. Pass a result typed with `report: 'server'` (and
+ * `decode` for built-in kinds) to answer exactly as the server does.
+ *
+ * @example
+ * const refusal = applyRefusal(identity, typeObject(table, body, { report: 'server', decode: true }));
+ * if (refusal !== undefined) respond(500, refusal);
+ */
+export function applyRefusal(
+  object: ObjectIdentity,
+  result: { problems: readonly TypingProblem[]; decodeProblems: readonly TypingProblem[] },
+): string | undefined {
+  if (result.problems.length > 0) return typedPatchMessage(object, result.problems);
+  const [first] = result.decodeProblems;
+  return first === undefined ? undefined : applyDecodeMessage(object, first);
+}
+
+/**
+ * The message of kube-apiserver's 400 when a create or update body does not decode
+ * (k8s.io/apiserver endpoints/handlers/rest.go transformDecodeError).
+ */
+export function createDecodeMessage(object: ObjectIdentity, reason: string): string {
+  const version = object.apiVersion.split('/').pop() ?? '';
+  return `${object.kind} in version ${goQuote(version)} cannot be handled as a ${object.kind}: ${reason}`;
+}
+
+/** `unknown field "spec.x"` (sigs.k8s.io/json kubernetes_patch.go strictError.Error). */
+export function unknownField(strictPath: string): string {
+  return `unknown field ${goQuote(strictPath)}`;
+}
+
+/** `strict decoding error: unknown field "a", unknown field "b"` (runtime/error.go). */
+export function strictDecodingMessage(strictPaths: readonly string[]): string {
+  return `strict decoding error: ${strictPaths.map(unknownField).join(', ')}`;
+}
