@@ -105,6 +105,15 @@ export interface Simulator {
   /**
    * Serves a new custom resource from now on, as a CRD's creation does: discovery lists it and
    * `/openapi/v3` publishes its schema (its group-version's document and hash change).
+   *
+   * @example
+   * sim.addResource({
+   *   group: 'example.com',
+   *   version: 'v1',
+   *   plural: 'widgets',
+   *   kind: 'Widget',
+   *   schema: { type: 'object', properties: { spec: { type: 'object' } } },
+   * });
    */
   addResource(kind: AddedKind): void;
   /** Stops listening and drops every connection; `comeBack()` listens again on the same port. */
