@@ -1,10 +1,13 @@
 // /openapi/v3 as kube-apiserver serves it (k8s.io/kube-openapi pkg/handler3/handler.go): the root
 // with a hash per group-version, caching headers, redirects, 304s; the documents themselves (the
 // real servers' schemas as data); a kind added at run time; and a server without /openapi/v3.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { RESOURCES } from '../../simulator/discovery.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
@@ -15,7 +18,10 @@ interface Reply {
   text: string;
 }
 
-function get(sim: Simulator, path: string, headers: Record<string, string> = {}): Promise<Reply> {
+/** Where a simulator listens and how to talk to it: a started one, or one read from a kubeconfig. */
+type Server = Pick<Simulator, 'url' | 'caCert' | 'token'>;
+
+function get(sim: Server, path: string, headers: Record<string, string> = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(
       new URL(path, sim.url),
@@ -297,4 +303,38 @@ describe('a server without /openapi/v3', () => {
       await old.close();
     }
   });
+
+  test('npm run simulator -- --no-openapi-v3 starts one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ots-openapi-'));
+    const kubeconfig = join(dir, 'kubeconfig.json');
+    const child = spawn(
+      process.execPath,
+      ['simulator/main.ts', '--no-openapi-v3', '--kubeconfig-out', kubeconfig],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('kubeconfig written')) resolve();
+        });
+        child.once('exit', (code) => {
+          reject(new Error(`simulator exited early with ${String(code)}`));
+        });
+      });
+      const config = JSON.parse(readFileSync(kubeconfig, 'utf8')) as Simulator['kubeconfig'];
+      const cluster = config.clusters[0]?.cluster;
+      const server: Server = {
+        url: cluster?.server ?? '',
+        caCert: Buffer.from(cluster?.['certificate-authority-data'] ?? '', 'base64').toString('utf8'),
+        token: config.users[0]?.user.token ?? '',
+      };
+      expect((await get(server, '/openapi/v3')).status).toBe(404);
+      expect((await get(server, '/api/v1')).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
