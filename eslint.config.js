@@ -4,7 +4,15 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'coverage/', 'node_modules/', '.cache/', 'test/.readme-*', 'test/lib/.otel-recipe-*'],
+    ignores: [
+      'dist/',
+      'coverage/',
+      'node_modules/',
+      '.cache/',
+      'test/.readme-*',
+      'test/lib/.otel-recipe-*',
+      'simulator/openapi/data/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,

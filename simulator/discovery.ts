@@ -54,7 +54,7 @@ function resource(
 }
 
 /** A custom resource (CRD-served): fixed verb order; names are always DNS-1123 subdomains. */
-function custom(
+export function custom(
   groupVersion: string,
   name: string,
   kind: string,
@@ -279,8 +279,13 @@ export function groupVersionOf(info: Pick<ResourceInfo, 'group' | 'version'>): s
   return info.group === '' ? info.version : `${info.group}/${info.version}`;
 }
 
-export function findResource(group: string, version: string, name: string): ResourceInfo | undefined {
-  return RESOURCES.find((r) => r.group === group && r.version === version && r.name === name);
+export function findResource(
+  resources: readonly ResourceInfo[],
+  group: string,
+  version: string,
+  name: string,
+): ResourceInfo | undefined {
+  return resources.find((r) => r.group === group && r.version === version && r.name === name);
 }
 
 function resourceEntry(r: ResourceInfo): Record<string, unknown> {
@@ -296,14 +301,18 @@ function resourceEntry(r: ResourceInfo): Record<string, unknown> {
   return entry;
 }
 
-export function groupVersions(): { group: string; version: string }[] {
+export function groupVersions(resources: readonly ResourceInfo[]): { group: string; version: string }[] {
   const seen = new Map<string, { group: string; version: string }>();
-  for (const r of RESOURCES) seen.set(groupVersionOf(r), { group: r.group, version: r.version });
+  for (const r of resources) seen.set(groupVersionOf(r), { group: r.group, version: r.version });
   return [...seen.values()];
 }
 
-export function apiResourceList(group: string, version: string): Record<string, unknown> | undefined {
-  const resources = RESOURCES.filter((r) => r.group === group && r.version === version);
+export function apiResourceList(
+  served: readonly ResourceInfo[],
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
+  const resources = served.filter((r) => r.group === group && r.version === version);
   if (resources.length === 0) return undefined;
   return {
     kind: 'APIResourceList',
@@ -321,8 +330,8 @@ export function apiVersions(): Record<string, unknown> {
   };
 }
 
-export function apiGroupList(): Record<string, unknown> {
-  const groups = groupVersions()
+export function apiGroupList(resources: readonly ResourceInfo[]): Record<string, unknown> {
+  const groups = groupVersions(resources)
     .filter((gv) => gv.group !== '')
     .map((gv) => {
       const groupVersion = { groupVersion: `${gv.group}/${gv.version}`, version: gv.version };
@@ -342,53 +351,5 @@ export function versionInfo(): Record<string, unknown> {
     goVersion: 'go1.24.9',
     compiler: 'gc',
     platform: 'linux/amd64',
-  };
-}
-
-function openApiPrefix(gv: { group: string; version: string }): string {
-  return gv.group === '' ? `api/${gv.version}` : `apis/${gv.group}/${gv.version}`;
-}
-
-/**
- * `GET /openapi/v3`: the index kubectl reads before `apply`. Schemas are not served; each
- * group-version document only says that PATCH accepts `fieldValidation`, which is what kubectl's
- * QueryParamVerifierV3 looks for before it leaves validation to the server.
- */
-export function openApiIndex(): Record<string, unknown> {
-  const paths: Record<string, unknown> = {};
-  for (const gv of groupVersions()) {
-    const prefix = openApiPrefix(gv);
-    paths[prefix] = { serverRelativeURL: `/openapi/v3/${prefix}?hash=${gv.group || 'core'}-${gv.version}` };
-  }
-  return { paths };
-}
-
-export function openApiDocument(prefix: string): Record<string, unknown> | undefined {
-  const gv = groupVersions().find((candidate) => openApiPrefix(candidate) === prefix);
-  if (!gv) return undefined;
-  const paths: Record<string, unknown> = {};
-  for (const r of RESOURCES.filter(
-    (x) => x.group === gv.group && x.version === gv.version && !x.name.includes('/'),
-  )) {
-    if (!r.verbs.includes('patch')) continue;
-    const scope = r.namespaced ? '/namespaces/{namespace}' : '';
-    paths[`/${prefix}${scope}/${r.name}/{name}`] = {
-      patch: {
-        operationId: `patch${r.kind}`,
-        'x-kubernetes-action': 'patch',
-        'x-kubernetes-group-version-kind': { group: r.group, version: r.version, kind: r.kind },
-        parameters: ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({
-          name,
-          in: 'query',
-          schema: { type: name === 'force' ? 'boolean' : 'string', uniqueItems: true },
-        })),
-      },
-    };
-  }
-  return {
-    openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: 'v1.34.2' },
-    paths,
-    components: { schemas: {} },
   };
 }

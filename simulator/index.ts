@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { type ClientCertificate, issueClientCertificate } from './certs.ts';
 import type { FaultRule } from './faults.ts';
 import type { Json, JsonObject } from './fields.ts';
+import { type AddedKind, addKind } from './openapi/kinds.ts';
 import {
   type Identity,
   infoForObject,
@@ -18,6 +19,7 @@ export type { ClientCertificate } from './certs.ts';
 export type { FaultAction, FaultRule } from './faults.ts';
 export type { Identity, LogEntry, Protocol, Rule } from './server.ts';
 export type { Json, JsonObject } from './fields.ts';
+export type { AddedKind } from './openapi/kinds.ts';
 
 export interface SimulatorOptions {
   /** Extra bearer tokens and who they are; an admin token is always created. */
@@ -37,6 +39,8 @@ export interface SimulatorOptions {
   protocol?: Protocol;
   /** HTTP/2 streams per connection. Default 100 (kube-apiserver); OpenShift configures 2000. */
   maxConcurrentStreams?: number;
+  /** false: `/openapi/v3` answers 404, as a server without it. Default true. */
+  openapiV3?: boolean;
 }
 
 export interface KubeconfigObject {
@@ -98,6 +102,20 @@ export interface Simulator {
   getObject(apiVersion: string, kind: string, namespace: string, name: string): JsonObject | undefined;
   setStatus(apiVersion: string, kind: string, namespace: string, name: string, status: Json): void;
   objectCount(): number;
+  /**
+   * Serves a new custom resource from now on, as a CRD's creation does: discovery lists it and
+   * `/openapi/v3` publishes its schema (its group-version's document and hash change).
+   *
+   * @example
+   * sim.addResource({
+   *   group: 'example.com',
+   *   version: 'v1',
+   *   plural: 'widgets',
+   *   kind: 'Widget',
+   *   schema: { type: 'object', properties: { spec: { type: 'object' } } },
+   * });
+   */
+  addResource(kind: AddedKind): void;
   /** Stops listening and drops every connection; `comeBack()` listens again on the same port. */
   goDown(): Promise<void>;
   comeBack(): Promise<void>;
@@ -150,6 +168,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     ...(options.maxConcurrentStreams === undefined
       ? {}
       : { maxConcurrentStreams: options.maxConcurrentStreams }),
+    ...(options.openapiV3 === undefined ? {} : { openapiV3: options.openapiV3 }),
   });
   for (const namespace of ['default', ...(options.namespaces ?? ['infra', 'workers', 'other'])]) {
     server.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
@@ -211,13 +230,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         objects: objects as Json[],
       }),
     getObject: (apiVersion, kind, namespace, name) => {
-      const info = infoForObject({ apiVersion, kind });
+      const info = infoForObject(server.resources, { apiVersion, kind });
       return server.store.peek(info, namespace, name);
     },
     setStatus: (apiVersion, kind, namespace, name, status) => {
-      server.store.setStatus(infoForObject({ apiVersion, kind }), namespace, name, status);
+      server.store.setStatus(infoForObject(server.resources, { apiVersion, kind }), namespace, name, status);
     },
     objectCount: () => server.store.count(),
+    addResource: (kind) => {
+      addKind(server.resources, server.openapi, kind);
+    },
     goDown: () => server.goDown(),
     comeBack: () => server.comeBack(),
     close: () => server.close(),

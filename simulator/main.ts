@@ -1,4 +1,4 @@
-// `npm run simulator -- --kubeconfig-out FILE [--port N] [--latency-ms N]`: the simulator as a
+// `npm run simulator -- --kubeconfig-out FILE [--port N] [--latency-ms N] [--no-openapi-v3]`: the simulator as a
 // standalone server, for kubectl, the live suite and manual exploration. Runs until interrupted.
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
@@ -10,12 +10,15 @@ const { values } = parseArgs({
     'kubeconfig-out': { type: 'string' },
     port: { type: 'string', default: '0' },
     'latency-ms': { type: 'string', default: '0' },
+    // A server without /openapi/v3 (it answers 404): before Kubernetes 1.24 it was off by default.
+    'no-openapi-v3': { type: 'boolean', default: false },
   },
 });
 
 const simulator = await startSimulator({
   port: Number(values.port),
   latencyMs: Number(values['latency-ms']),
+  openapiV3: !values['no-openapi-v3'],
   // A second context, "limited", that may not delete: the live suite's 403 check uses it.
   tokens: { [`limited-${randomBytes(12).toString('hex')}`]: { user: 'limited', rules: limitedRules() } },
 });

@@ -19,8 +19,6 @@ import {
   apiResourceList,
   apiVersions,
   findResource,
-  openApiDocument,
-  openApiIndex,
   RESOURCES,
   groupVersionOf,
   type ResourceInfo,
@@ -30,6 +28,8 @@ import { type FaultAction, type FaultRule, FaultTable } from './faults.ts';
 import { checkAppliedObject } from './field-validation.ts';
 import { isObject, type Json, type JsonObject } from './fields.ts';
 import { lookupNameError } from './names.ts';
+import { OpenApiDocuments } from './openapi/documents.ts';
+import { answerOpenApi } from './openapi/handler.ts';
 import { badRequest, forbidden, invalid, StatusError, unauthorized, type Status } from './status.ts';
 import { ObjectStore } from './store.ts';
 import { processTemplate } from './templates.ts';
@@ -77,6 +77,8 @@ export interface ServerOptions {
   protocol?: Protocol;
   /** SETTINGS_MAX_CONCURRENT_STREAMS: 100 is kube-apiserver's default, OpenShift sets 2000. */
   maxConcurrentStreams?: number;
+  /** false: no /openapi/v3 (404), as a server with the OpenAPIV3 feature off (before 1.24 by default). */
+  openapiV3?: boolean;
 }
 
 type Request = IncomingMessage | Http2ServerRequest;
@@ -142,7 +144,7 @@ async function preciseDelay(ms: number): Promise<void> {
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function parseRoute(segments: string[]): Route {
+function parseRoute(resources: readonly ResourceInfo[], segments: string[]): Route {
   let group = '';
   let version: string | undefined;
   let rest: string[];
@@ -159,10 +161,13 @@ function parseRoute(segments: string[]): Route {
     namespace = rest[1] ?? '';
     rest = rest.slice(2);
   }
-  const info = findResource(group, version ?? '', rest[0] ?? '');
+  const info = findResource(resources, group, version ?? '', rest[0] ?? '');
   if (!info || rest.length > 3) throw new NotFoundPath();
   const subresource = rest[2];
-  if (subresource !== undefined && !findResource(group, version ?? '', `${info.name}/${subresource}`)) {
+  if (
+    subresource !== undefined &&
+    !findResource(resources, group, version ?? '', `${info.name}/${subresource}`)
+  ) {
     throw new NotFoundPath();
   }
   const name = rest[1];
@@ -242,6 +247,9 @@ function defaultManager(request: Request): string {
 export class SimulatorServer {
   readonly store = new ObjectStore();
   readonly faults = new FaultTable();
+  /** What discovery lists: RESOURCES, then kinds added while the server runs (index.ts addResource). */
+  readonly resources: ResourceInfo[] = [...RESOURCES];
+  readonly openapi: OpenApiDocuments | undefined;
   readonly log: LogEntry[] = [];
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;
@@ -265,6 +273,7 @@ export class SimulatorServer {
     this.tokens = new Map(Object.entries(options.tokens));
     this.latencyMs = options.latencyMs;
     this.protocol = options.protocol ?? 'h2';
+    this.openapi = options.openapiV3 === false ? undefined : new OpenApiDocuments();
     const handler = (req: Request, res: Response): void => {
       void this.#handle(req, res);
     };
@@ -433,7 +442,7 @@ export class SimulatorServer {
   #send(response: Response, answer: Answer): void {
     const warnings = [...(answer.warnings ?? []).map(warningHeader), ...(answer.rawWarnings ?? [])];
     writable(response).writeHead(answer.code, {
-      'Content-Type': answer.type,
+      ...(answer.type === '' ? {} : { 'Content-Type': answer.type }),
       'Content-Length': Buffer.byteLength(answer.text),
       'Cache-Control': 'no-cache, private',
       'Audit-Id': randomBytes(8).toString('hex'),
@@ -606,6 +615,8 @@ export class SimulatorServer {
     });
     try {
       if (!identity) throw unauthorized();
+      const openapi = answerOpenApi(this.openapi, method, url, request.headers);
+      if (openapi) return openapi;
       const result = this.#dispatch(method, url, body, identity, request);
       const warnings = [...(result.warnings ?? [])];
       return { ...json(result.code, result.body), ...(warnings.length > 0 ? { warnings } : {}) };
@@ -625,23 +636,18 @@ export class SimulatorServer {
     if (method === 'GET') {
       if (path === '/version') return { code: 200, body: versionInfo() };
       if (path === '/api') return { code: 200, body: apiVersions() };
-      if (path === '/apis') return { code: 200, body: apiGroupList() };
-      if (path === '/openapi/v3') return { code: 200, body: openApiIndex() };
-      if (path.startsWith('/openapi/v3/')) {
-        const document = openApiDocument(path.slice('/openapi/v3/'.length));
-        if (document) return { code: 200, body: document };
-      }
+      if (path === '/apis') return { code: 200, body: apiGroupList(this.resources) };
       if (segments[0] === 'api' && segments.length === 2) {
-        const list = apiResourceList('', segments[1] ?? '');
+        const list = apiResourceList(this.resources, '', segments[1] ?? '');
         if (list) return { code: 200, body: list };
       }
       if (segments[0] === 'apis' && segments.length === 3) {
-        const list = apiResourceList(segments[1] ?? '', segments[2] ?? '');
+        const list = apiResourceList(this.resources, segments[1] ?? '', segments[2] ?? '');
         if (list) return { code: 200, body: list };
       }
     }
     if (segments[0] !== 'api' && segments[0] !== 'apis') throw new NotFoundPath();
-    const route = parseRoute(segments);
+    const route = parseRoute(this.resources, segments);
     const verb = verbFor(method, route);
     if (
       !route.info.verbs.includes(verb) &&
@@ -776,7 +782,7 @@ export class SimulatorServer {
   }
 
   seed(object: JsonObject, manager?: string): JsonObject {
-    const info = infoForObject(object);
+    const info = infoForObject(this.resources, object);
     const metadata = isObject(object.metadata) ? object.metadata : {};
     const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : '';
     if (info.namespaced && !this.store.namespaceExists(namespace)) {
@@ -822,11 +828,11 @@ function deleteOptionsFromBody(body: unknown): { uid?: string; propagationPolicy
   };
 }
 
-export function infoForObject(object: JsonObject): ResourceInfo {
+export function infoForObject(resources: readonly ResourceInfo[], object: JsonObject): ResourceInfo {
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-  const info = RESOURCES.find(
+  const info = resources.find(
     (r) =>
       r.group === group &&
       r.version === version &&

@@ -1,5 +1,5 @@
 // A client nobody here wrote, kubectl v1.34, against the simulator: apply --server-side, get,
-// delete, and a field-manager conflict, checked against what the server then holds.
+// delete, a field-manager conflict, and explain, checked against what the server holds and serves.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -244,3 +244,51 @@ test('the standalone simulator writes a kubeconfig that kubectl can use', async 
     child.kill('SIGTERM');
   }
 }, 60_000);
+
+/** The `FIELDS:` lines `kubectl explain` prints: name, type and -required-, not the descriptions. */
+function explainedFields(output: string): string[] {
+  const [, list = ''] = output.split('FIELDS:\n');
+  return list
+    .split('\n')
+    .filter((line) => /^ {2}\S/.test(line))
+    .map((line) => line.trim().replace(/\t/g, ' '));
+}
+
+// explain reads /openapi/v3 (the root, then the group-version's document by its hash URL) and
+// prints what a cluster's schema declares; no descriptions are served, so each reads
+// "<no description>" where a cluster prints upstream's sentences.
+describe('kubectl v1.34 explain', () => {
+  test('deployment.spec lists the fields and types a cluster lists, read from /openapi/v3', async () => {
+    sim.clearLog();
+    const explained = await kube('explain', 'deployment.spec');
+    expect(explained.stdout).toMatch(
+      /^GROUP: +apps\nKIND: +Deployment\nVERSION: +v1\n\nFIELD: spec <DeploymentSpec>/,
+    );
+    expect(explainedFields(explained.stdout)).toEqual([
+      'minReadySeconds <integer>',
+      'paused <boolean>',
+      'progressDeadlineSeconds <integer>',
+      'replicas <integer>',
+      'revisionHistoryLimit <integer>',
+      'selector <LabelSelector> -required-',
+      'strategy <DeploymentStrategy>',
+      'template <PodTemplateSpec> -required-',
+    ]);
+    // The root is read again every time (no-cache); documents only by hash (immutable, cached).
+    const reads = sim.log.filter((e) => e.path.startsWith('/openapi/v3'));
+    expect(reads.some((e) => e.path === '/openapi/v3' && [200, 304].includes(e.status))).toBe(true);
+    for (const read of reads.filter((e) => e.path !== '/openapi/v3')) expect(read.query.hash).toBeDefined();
+  });
+
+  test("a Template's objects are RawExtensions; OpenShift and CRD kinds are explained too", async () => {
+    expect((await kube('explain', 'templates.objects')).stdout).toMatch(
+      /^FIELD: objects <\[\]RawExtension>$/m,
+    );
+    expect(explainedFields((await kube('explain', 'routes.spec')).stdout)).toContain(
+      'to <RouteTargetReference> -required-',
+    );
+    expect((await kube('explain', 'virtualmachines.spec.runStrategy')).stdout).toMatch(
+      /^FIELD: runStrategy <string>$/m,
+    );
+  });
+});

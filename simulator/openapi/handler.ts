@@ -1,0 +1,118 @@
+// `GET /openapi/v3` and `GET /openapi/v3/<group-version>` as kube-apiserver answers them
+// (k8s.io/kube-openapi pkg/handler3/handler.go: HandleDiscovery, HandleGroupVersion, served through
+// net/http's ServeContent, which answers If-None-Match with 304).
+import type { IncomingHttpHeaders } from 'node:http';
+import { contentHash, type OpenApiDocuments } from './documents.ts';
+
+/** What the server sends: status, content type ('' for none), body and headers. */
+export interface OpenApiAnswer {
+  code: number;
+  type: string;
+  text: string;
+  headers: Record<string, string>;
+}
+
+const ROOT = '/openapi/v3';
+/** The JSON media types handler3 matches; protobuf is not served here (406, see docs/api-notes.md). */
+const JSON_TYPES = new Set(['application/json', 'application/*', '*/*']);
+
+/** `/openapi/v3/apis/apps/v1?hash=H`, as constructServerRelativeURL builds it. */
+function serverRelativeUrl(path: string, hash: string): string {
+  return `${ROOT}/${path}?hash=${hash}`;
+}
+
+/** A year from now in Go's time.RFC1123 (zone UTC), as handler3 writes Expires. */
+function aYearFromNow(): string {
+  const date = new Date();
+  date.setUTCFullYear(date.getUTCFullYear() + 1);
+  return date.toUTCString().replace(/GMT$/, 'UTC');
+}
+
+/** Whether the client takes JSON: an Accept clause matching application/json with q above 0. */
+function acceptsJson(accept: string | undefined): boolean {
+  const clauses = (accept === undefined || accept.trim() === '' ? '*/*' : accept).split(',');
+  return clauses.some((clause) => {
+    const [type = '', ...parameters] = clause.split(';').map((part) => part.trim().toLowerCase());
+    const refused = parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter));
+    return JSON_TYPES.has(type) && !refused;
+  });
+}
+
+/** ServeContent's If-None-Match: `*`, or any listed tag equal to ours (weak comparison). */
+function notModified(headers: IncomingHttpHeaders, etag: string): boolean {
+  const wanted = headers['if-none-match'];
+  if (wanted === undefined) return false;
+  return wanted.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
+}
+
+function serve(
+  text: string,
+  etag: string,
+  lastModified: Date,
+  headers: IncomingHttpHeaders,
+  extra: Record<string, string>,
+): OpenApiAnswer {
+  const common = { ETag: etag, ...extra };
+  if (notModified(headers, etag)) return { code: 304, type: '', text: '', headers: common };
+  return {
+    code: 200,
+    type: 'application/json',
+    text,
+    headers: { ...common, 'Last-Modified': lastModified.toUTCString(), 'Accept-Ranges': 'bytes' },
+  };
+}
+
+function root(documents: OpenApiDocuments, headers: IncomingHttpHeaders): OpenApiAnswer {
+  const paths: Record<string, { serverRelativeURL: string }> = {};
+  for (const path of documents.paths()) {
+    const hash = documents.hash(path);
+    if (hash !== undefined) paths[path] = { serverRelativeURL: serverRelativeUrl(path, hash) };
+  }
+  const text = JSON.stringify({ paths });
+  return serve(text, `"${contentHash(text)}"`, documents.lastChange(), headers, {});
+}
+
+function groupVersion(
+  documents: OpenApiDocuments,
+  path: string,
+  url: URL,
+  headers: IncomingHttpHeaders,
+): OpenApiAnswer {
+  const vary = { Vary: 'Accept' };
+  if (!acceptsJson(headers.accept)) return { code: 406, type: '', text: '', headers: vary };
+  const document = documents.document(path);
+  // handler3 returns without writing when the group-version is unknown: net/http then sends an
+  // empty 200.
+  if (!document) return { code: 200, type: '', text: '', headers: vary };
+  const etag = `"${document.hash}"`;
+  const hash = url.searchParams.get('hash') ?? '';
+  if (hash !== '' && hash !== document.hash) {
+    // http.Redirect after Content-Type was set: the Location and no body.
+    const location = serverRelativeUrl(path, document.hash);
+    return {
+      code: 301,
+      type: 'application/json',
+      text: '',
+      headers: { ...vary, ETag: etag, Location: location },
+    };
+  }
+  const cache = hash === '' ? {} : { 'Cache-Control': 'public, immutable', Expires: aYearFromNow() };
+  return serve(document.text, etag, document.lastModified, headers, { ...vary, ...cache });
+}
+
+/** The answer to a request under /openapi/v3, or undefined for any other path (or a server without it). */
+export function answerOpenApi(
+  documents: OpenApiDocuments | undefined,
+  method: string,
+  url: URL,
+  headers: IncomingHttpHeaders,
+): OpenApiAnswer | undefined {
+  if (!documents || method !== 'GET') return undefined;
+  const path = url.pathname;
+  if (path === ROOT) return root(documents, headers);
+  if (!path.startsWith(`${ROOT}/`)) return undefined;
+  return groupVersion(documents, path.slice(ROOT.length + 1), url, headers);
+}
