@@ -31,6 +31,7 @@ import {
   successStatus,
   type Status,
 } from './status.ts';
+import { isNoOpUpdate, updatedObject } from './update.ts';
 
 export interface WriteOptions {
   fieldManager: string;
@@ -383,6 +384,27 @@ export class ObjectStore {
     meta(result).managedFields = managers.filter((m) => Object.keys(m.fieldsV1).length > 0);
     if (!sameValue(result, live) && !options.dryRun) {
       if (specChanged(live, result)) meta(result).generation = Number(meta(result).generation ?? 1) + 1;
+      meta(result).resourceVersion = this.#nextVersion();
+      this.#objects.set(key, structuredClone(result));
+    }
+    return result;
+  }
+
+  /** PUT: the whole object replaced under kube-apiserver's update rules (update.ts). */
+  update(
+    info: ResourceInfo,
+    namespace: string,
+    name: string,
+    body: unknown,
+    options: WriteOptions,
+  ): JsonObject {
+    const key = this.#key(info, namespace, name);
+    const live = this.#objects.get(key);
+    const object = isObject(body) ? structuredClone(body) : body;
+    if (isObject(object)) foldStringData(info, object);
+    const result = updatedObject(info, namespace, name, live, object, options.fieldManager);
+    if (!live || isNoOpUpdate(live, result)) return structuredClone(live ?? result);
+    if (!options.dryRun) {
       meta(result).resourceVersion = this.#nextVersion();
       this.#objects.set(key, structuredClone(result));
     }
