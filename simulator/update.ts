@@ -63,11 +63,25 @@ function checkIdentity(info: ResourceInfo, namespace: string, name: string, body
   }
 }
 
-/** store.go Update: the resourceVersion sent must be the stored one; only built-ins may omit it. */
+/**
+ * Groups whose strategies refuse an update without resourceVersion (AllowUnconditionalUpdate false):
+ * those openshift-apiserver serves (openshift/openshift-apiserver at
+ * 56aa2d96edd725e44ddd7ff13f23e53e6c509828, pkg/<group>/apiserver/registry/<resource>/strategy.go).
+ * authorization.openshift.io is served by Kubernetes' RBAC storage, which allows it.
+ */
+const LOCKED_GROUPS = new Set([
+  'apps.openshift.io',
+  'build.openshift.io',
+  'image.openshift.io',
+  'route.openshift.io',
+  'template.openshift.io',
+]);
+
+/** store.go Update: the resourceVersion sent must be the stored one; some kinds may omit it. */
 function checkResourceVersion(info: ResourceInfo, name: string, body: JsonObject, live: JsonObject): void {
   const sent = str(meta(body).resourceVersion);
   if (sent === '') {
-    if (!isCustomResource(info)) return;
+    if (!isCustomResource(info) && !LOCKED_GROUPS.has(info.group)) return;
     throw invalid({ group: info.group, kind: info.name }, name, [
       {
         type: 'Invalid',

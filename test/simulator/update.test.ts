@@ -119,6 +119,27 @@ describe('PUT', () => {
     expect(updated.json.status).toEqual(live.status);
   });
 
+  test("an OpenShift kind needs its resourceVersion too, and a Template's generation never moves", async () => {
+    const path = '/apis/template.openshift.io/v1/namespaces/infra/templates';
+    const body = (message: string, resourceVersion?: string): Record<string, unknown> => ({
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      metadata: { name: 'put7', ...(resourceVersion ? { resourceVersion } : {}) },
+      message,
+      objects: [],
+    });
+    const live = await created(path, body('one'));
+    const missing = await call(sim, 'PUT', `${path}/put7`, { body: body('two') });
+    expect([missing.status, missing.json.message]).toEqual([
+      422,
+      'templates.template.openshift.io "put7" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+    ]);
+    const updated = await call(sim, 'PUT', `${path}/put7`, {
+      body: body('two', metaOf(live).resourceVersion),
+    });
+    expect([updated.status, updated.json.message, metaOf(updated.json).generation]).toEqual([200, 'two', 1]);
+  });
+
   test('a built-in kind counts generation by spec only', async () => {
     const deployment = (
       replicas: number,
