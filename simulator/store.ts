@@ -31,7 +31,7 @@ import {
   successStatus,
   type Status,
 } from './status.ts';
-import { isNoOpUpdate, updatedObject } from './update.ts';
+import { checkTypeMeta, isNoOpUpdate, updatedObject } from './update.ts';
 
 export interface WriteOptions {
   fieldManager: string;
@@ -161,17 +161,7 @@ export class ObjectStore {
   }
 
   #checkBody(info: ResourceInfo, namespace: string, body: JsonObject, urlName: string | undefined): void {
-    const expected = groupVersionOf(info);
-    if (str(body.apiVersion) !== expected) {
-      throw badRequest(
-        `the API version in the data (${str(body.apiVersion)}) does not match the expected API version (${expected})`,
-      );
-    }
-    if (str(body.kind) !== info.kind) {
-      throw badRequest(
-        `the kind in the data (${str(body.kind)}) does not match the expected kind (${info.kind})`,
-      );
-    }
+    checkTypeMeta(info, body);
     const metadata = meta(body);
     if (metadata.managedFields !== undefined && metadata.managedFields !== null) {
       throw badRequest('metadata.managedFields must be nil');

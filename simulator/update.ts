@@ -37,8 +37,8 @@ function isCustomResource(info: ResourceInfo): boolean {
   return info.verbs[0] === 'delete';
 }
 
-/** handlers/update.go checkName: the body must name the object of the URL. */
-function checkIdentity(info: ResourceInfo, namespace: string, name: string, body: JsonObject): void {
+/** The body's apiVersion and kind must be the URL's resource's, for a create, an apply or an update. */
+export function checkTypeMeta(info: ResourceInfo, body: JsonObject): void {
   const expected = groupVersionOf(info);
   if (str(body.apiVersion) !== expected) {
     throw badRequest(
@@ -50,6 +50,11 @@ function checkIdentity(info: ResourceInfo, namespace: string, name: string, body
       `the kind in the data (${str(body.kind)}) does not match the expected kind (${info.kind})`,
     );
   }
+}
+
+/** handlers/update.go checkName: the body must name the object of the URL. */
+function checkIdentity(info: ResourceInfo, namespace: string, name: string, body: JsonObject): void {
+  checkTypeMeta(info, body);
   const metadata = meta(body);
   const bodyName = str(metadata.name);
   if (bodyName !== name) {

@@ -1,30 +1,27 @@
 // The simulator as a tool users run kubectl against: loading and replacing their own Template,
 // kubectl's typed commands (which send protobuf), and `auth can-i` against the simulator's RBAC.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import type { Simulator } from '../../simulator/index.ts';
 import { limitedRules } from '../../simulator/seed.ts';
-import { type KubectlResult, kubectlPath, runKubectl } from './kubectl.ts';
+import { type KubectlBench, type KubectlResult, startKubectlBench } from './kubectl.ts';
 
+let bench: KubectlBench;
 let sim: Simulator;
 let dir: string;
 
 beforeAll(async () => {
-  kubectlPath(); // fetched here, under the hook's longer timeout
   // The same second user `npm run simulator` adds, so its kubeconfig has the context "limited".
-  sim = await startSimulator({ tokens: { 'limited-token': { user: 'limited', rules: limitedRules() } } });
-  dir = await mkdtemp(join(tmpdir(), 'kubectl-simulator-'));
-  await sim.writeKubeconfig(join(dir, 'kubeconfig'));
+  bench = await startKubectlBench('kubectl-simulator-', {
+    tokens: { 'limited-token': { user: 'limited', rules: limitedRules() } },
+  });
+  ({ sim, dir } = bench);
 }, 120_000);
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => bench.close());
 
 function kube(...args: string[]): Promise<KubectlResult> {
-  return runKubectl(dir, args);
+  return bench.kube(...args);
 }
 
 const template = (message: string, resourceVersion?: string): string => `apiVersion: template.openshift.io/v1

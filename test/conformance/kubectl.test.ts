@@ -1,29 +1,24 @@
 // A client nobody here wrote, kubectl v1.34, against the simulator: apply --server-side, get,
 // delete, and a field-manager conflict, checked against what the server then holds.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { type KubectlResult, kubectlPath, runKubectl } from './kubectl.ts';
+import type { Simulator } from '../../simulator/index.ts';
+import { type KubectlBench, type KubectlResult, startKubectlBench } from './kubectl.ts';
 
+let bench: KubectlBench;
 let sim: Simulator;
 let dir: string;
 
 beforeAll(async () => {
-  kubectlPath(); // fetched here, under the hook's longer timeout
-  sim = await startSimulator();
-  dir = await mkdtemp(join(tmpdir(), 'kubectl-conformance-'));
-  await sim.writeKubeconfig(join(dir, 'kubeconfig'));
+  bench = await startKubectlBench('kubectl-conformance-');
+  ({ sim, dir } = bench);
 }, 120_000);
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => bench.close());
 
 function kube(...args: string[]): Promise<KubectlResult> {
-  return runKubectl(dir, args);
+  return bench.kube(...args);
 }
 
 const MANIFEST = `apiVersion: v1
