@@ -1,5 +1,6 @@
 // Request bodies in Kubernetes protobuf (`application/vnd.kubernetes.protobuf`), which kubectl's
-// typed commands (`create configmap`, `create secret`, `auth can-i`) send and never retry as JSON.
+// typed commands (`create configmap|secret|namespace|serviceaccount`, `auth can-i`) send and never
+// retry as JSON.
 // The envelope is k8s.io/apimachinery pkg/runtime/serializer/protobuf/protobuf.go: the bytes
 // "k8s\0", then a runtime.Unknown (pkg/runtime/generated.proto: typeMeta = 1 with apiVersion = 1
 // and kind = 2, raw = 2, contentEncoding = 3, contentType = 4) whose `raw` is the typed message.
@@ -51,6 +52,28 @@ const SECRET: Schema = {
   5: ['immutable', 'bool'],
 };
 
+const NAMESPACE: Schema = {
+  1: ['metadata', { message: OBJECT_META }],
+  2: ['spec', { message: { 1: ['finalizers', { repeated: 'string' }] } }],
+};
+
+const OBJECT_REFERENCE: Schema = {
+  1: ['kind', 'string'],
+  2: ['namespace', 'string'],
+  3: ['name', 'string'],
+  4: ['uid', 'string'],
+  5: ['apiVersion', 'string'],
+  6: ['resourceVersion', 'string'],
+  7: ['fieldPath', 'string'],
+};
+
+const SERVICE_ACCOUNT: Schema = {
+  1: ['metadata', { message: OBJECT_META }],
+  2: ['secrets', { repeated: OBJECT_REFERENCE }],
+  3: ['imagePullSecrets', { repeated: { 1: ['name', 'string'] } }],
+  4: ['automountServiceAccountToken', 'bool'],
+};
+
 const RESOURCE_ATTRIBUTES: Schema = {
   1: ['namespace', 'string'],
   2: ['verb', 'string'],
@@ -78,6 +101,8 @@ const SELF_SUBJECT_ACCESS_REVIEW: Schema = {
 const KINDS: Readonly<Record<string, Schema>> = {
   'v1/ConfigMap': CONFIG_MAP,
   'v1/Secret': SECRET,
+  'v1/Namespace': NAMESPACE,
+  'v1/ServiceAccount': SERVICE_ACCOUNT,
   'authorization.k8s.io/v1/SelfSubjectAccessReview': SELF_SUBJECT_ACCESS_REVIEW,
 };
 

@@ -138,10 +138,11 @@ export function decodeMessage(buffer: Uint8Array, schema: Schema): Record<string
     if (!entry) continue;
     const [name, type] = entry;
     if (typeof type === 'string') {
-      // Go's generated marshallers write every scalar, empty or not; the JSON encoding of the kinds
-      // read here omits empty ones (`omitempty`), so an empty value reads as an absent field.
+      // Go's generated marshallers write every string and integer field, empty or not; the JSON
+      // encoding of the kinds read here omits empty ones (`omitempty`), so those read as absent. The
+      // booleans read here are pointers, written only when set: a false on the wire means false.
       const value = scalar(field, type, name);
-      if (value !== '' && value !== 0 && value !== false) out[name] = value;
+      if (value !== '' && value !== 0) out[name] = value;
     } else if ('message' in type) {
       expectWireType(field, 2, name);
       out[name] = decodeMessage(field.bytes, type.message);

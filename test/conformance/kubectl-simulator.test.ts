@@ -134,6 +134,17 @@ describe("kubectl's typed commands, which send protobuf", () => {
   });
 });
 
+test('create namespace and create serviceaccount, also sent as protobuf', async () => {
+  const namespace = await kube('create', 'namespace', 'team-a');
+  expect([namespace.stderr, namespace.stdout.trim()]).toEqual(['', 'namespace/team-a created']);
+  const account = await kube('create', 'serviceaccount', 'builder', '-n', 'team-a');
+  expect([account.stderr, account.stdout.trim()]).toEqual(['', 'serviceaccount/builder created']);
+  expect(sim.getObject('v1', 'ServiceAccount', 'team-a', 'builder')?.metadata).toMatchObject({
+    name: 'builder',
+    namespace: 'team-a',
+  });
+});
+
 describe('auth can-i answers from the same rules the requests meet', () => {
   test.each([
     ['simulator', ['delete', 'configmaps', '-n', 'workers'], 'yes'],

@@ -7,7 +7,7 @@ import { decodeMessage, ProtobufError, readFields, readVarint } from '../../simu
 
 const captured = JSON.parse(
   readFileSync(new URL('../fixtures/kubectl-protobuf.json', import.meta.url), 'utf8'),
-) as Record<'configmap' | 'secret' | 'selfSubjectAccessReview', string>;
+) as Record<'configmap' | 'secret' | 'selfSubjectAccessReview' | 'namespace' | 'serviceAccount', string>;
 const bytes = (base64: string): Buffer => Buffer.from(base64, 'base64');
 /** A length-delimited field: tag, length, payload (every length here fits one varint byte). */
 const field = (number: number, payload: Uint8Array | string): Buffer => {
@@ -46,6 +46,32 @@ describe('what kubectl v1.34 sends', () => {
       kind: 'SelfSubjectAccessReview',
       metadata: {},
       spec: { resourceAttributes: { namespace: 'workers', verb: 'delete', resource: 'configmaps' } },
+    });
+  });
+});
+
+describe('what kubectl v1.34 sends for namespaces and service accounts', () => {
+  test('create namespace: an empty spec stays an object', () => {
+    expect(decodeKubernetesProtobuf(bytes(captured.namespace))).toEqual({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'team-a' },
+      spec: {},
+    });
+  });
+
+  test('create serviceaccount; a false boolean (a pointer in Go, sent only when set) is kept', () => {
+    expect(decodeKubernetesProtobuf(bytes(captured.serviceAccount))).toEqual({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'builder', namespace: 'workers' },
+    });
+    const noToken = Buffer.concat([field(1, field(1, 'sa')), Buffer.from([0x20, 0x00])]);
+    expect(decodeKubernetesProtobuf(envelope('v1', 'ServiceAccount', noToken))).toEqual({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'sa' },
+      automountServiceAccountToken: false,
     });
   });
 });
