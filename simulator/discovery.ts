@@ -118,6 +118,10 @@ export const RESOURCES: readonly ResourceInfo[] = [
   resource('apps/v1', 'replicasets/status', 'ReplicaSet'),
   resource('apps/v1', 'statefulsets', 'StatefulSet', { shortNames: ['sts'], ...ALL }),
   resource('apps/v1', 'statefulsets/status', 'StatefulSet'),
+  resource('authorization.k8s.io/v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', {
+    ...CLUSTER,
+    verbs: ['create'],
+  }),
   resource('autoscaling/v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', {
     shortNames: ['hpa'],
     ...ALL,

@@ -1,6 +1,6 @@
 // startSimulator(): a local OpenShift API server over real HTTPS, for tests, the demo and benchmarks.
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { type ClientCertificate, issueClientCertificate } from './certs.ts';
 import type { FaultRule } from './faults.ts';
 import type { Json, JsonObject } from './fields.ts';
@@ -189,7 +189,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return `${JSON.stringify(kubeconfig(), null, 2)}\n`;
     },
     async writeKubeconfig(path) {
-      await writeFile(path, `${JSON.stringify(kubeconfig(), null, 2)}\n`, { mode: 0o600 });
+      // Written whole under another name, then renamed: whoever waits for the file never reads half of it.
+      const partial = `${path}.${String(globalThis.process.pid)}.partial`;
+      await writeFile(partial, `${JSON.stringify(kubeconfig(), null, 2)}\n`, { mode: 0o600 });
+      await rename(partial, path);
     },
     log: server.log,
     clearLog: () => {

@@ -13,6 +13,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { permits, reviewAccess } from './access-review.ts';
 import { generateTlsMaterial, type TlsMaterial } from './certs.ts';
 import {
   apiGroupList,
@@ -30,6 +31,7 @@ import { isObject, type Json, type JsonObject } from './fields.ts';
 import { lookupNameError } from './names.ts';
 import { OpenApiDocuments } from './openapi/documents.ts';
 import { answerOpenApi } from './openapi/handler.ts';
+import { decodeObjectBody, parseJson, unsupportedMediaType } from './request-body.ts';
 import { badRequest, forbidden, invalid, StatusError, unauthorized, type Status } from './status.ts';
 import { ObjectStore } from './store.ts';
 import { processTemplate } from './templates.ts';
@@ -55,7 +57,9 @@ export interface LogEntry {
   path: string;
   query: Record<string, string | string[]>;
   contentType: string | undefined;
+  /** The body as text; protobuf bodies are in `bytes`. */
   body: string;
+  bytes: Buffer;
   user: string | undefined;
   /** Status sent, or 0 when no answer was sent (hang, reset). */
   status: number;
@@ -203,16 +207,14 @@ function verbFor(method: string, route: Route): string {
 }
 
 function allowed(identity: Identity, verb: string, route: Route): boolean {
-  if (!identity.rules) return true;
   const resource = route.subresource ? `${route.info.name}/${route.subresource}` : route.info.name;
-  return identity.rules.some(
-    (rule) =>
-      (rule.verbs.includes(verb) || rule.verbs.includes('*')) &&
-      (rule.apiGroups.includes(route.info.group) || rule.apiGroups.includes('*')) &&
-      (rule.resources.includes(resource) || rule.resources.includes('*')) &&
-      (!rule.namespaces || rule.namespaces.includes(route.namespace) || rule.namespaces.includes('*')) &&
-      (!rule.resourceNames || (route.name !== undefined && rule.resourceNames.includes(route.name))),
-  );
+  return permits(identity, {
+    verb,
+    group: route.info.group,
+    resource,
+    namespace: route.namespace,
+    name: route.name,
+  });
 }
 
 function dryRunValues(query: URLSearchParams, kind: string): boolean {
@@ -228,15 +230,6 @@ function dryRunValues(query: URLSearchParams, kind: string): boolean {
     ]);
   }
   return values.length > 0;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new StatusError(400, 'BadRequest', `error decoding request body: ${detail}`);
-  }
 }
 
 function defaultManager(request: Request): string {
@@ -387,10 +380,10 @@ export class SimulatorServer {
     return tagged.simulatorId;
   }
 
-  async #readBody(request: Request): Promise<string> {
+  async #readBody(request: Request): Promise<Buffer> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 
   async #handle(request: Request, response: Response): Promise<void> {
@@ -400,7 +393,8 @@ export class SimulatorServer {
     const startedPrecise = performance.now();
     const url = new URL(request.url ?? '/', 'https://simulator');
     const method = request.method ?? 'GET';
-    const body = await this.#readBody(request).catch(() => '');
+    const bytes = await this.#readBody(request).catch(() => Buffer.alloc(0));
+    const body = bytes.toString('utf8');
     const query: Record<string, string | string[]> = {};
     for (const key of new Set(url.searchParams.keys())) {
       const values = url.searchParams.getAll(key);
@@ -414,6 +408,7 @@ export class SimulatorServer {
       query,
       contentType: request.headers['content-type'],
       body,
+      bytes,
       user: identity?.user,
       status: 0,
       time: started,
@@ -425,7 +420,7 @@ export class SimulatorServer {
     if (this.latencyMs > 0) await preciseDelay(this.latencyMs - (performance.now() - startedPrecise));
 
     const fault = this.faults.match(method, url.pathname);
-    const execute = (): Answer => this.#respondTo(method, url, body, identity, request);
+    const execute = (): Answer => this.#respondTo(method, url, bytes, identity, request);
     const finish = (code: number): void => {
       entry.status = code;
       entry.durationMs = performance.now() - startedPrecise;
@@ -604,7 +599,7 @@ export class SimulatorServer {
   #respondTo(
     method: string,
     url: URL,
-    body: string,
+    body: Buffer,
     identity: Identity | undefined,
     request: Request,
   ): Answer {
@@ -629,7 +624,7 @@ export class SimulatorServer {
     }
   }
 
-  #dispatch(method: string, url: URL, body: string, identity: Identity, request: Request): Result {
+  #dispatch(method: string, url: URL, body: Buffer, identity: Identity, request: Request): Result {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     // Path segments arrive percent-encoded (a name may hold "%" or "_"); Go's router decodes them.
     const segments = path.split('/').filter(Boolean).map(decodeSegment);
@@ -692,7 +687,7 @@ export class SimulatorServer {
         });
       }
     }
-    const result = this.#resourceRequest(method, url.searchParams, body, route, request);
+    const result = this.#resourceRequest(method, url.searchParams, body, route, request, identity);
     const deprecation = DEPRECATED[`${route.info.group}/${route.info.name}`];
     return deprecation === undefined
       ? result
@@ -702,11 +697,13 @@ export class SimulatorServer {
   #resourceRequest(
     method: string,
     query: URLSearchParams,
-    body: string,
+    bytes: Buffer,
     route: Route,
     request: Request,
+    identity: Identity,
   ): Result {
     const { info, namespace, name } = route;
+    const body = bytes.toString('utf8');
     const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
     if (method === 'GET') {
       return name === undefined
@@ -714,10 +711,11 @@ export class SimulatorServer {
         : { code: 200, body: this.store.get(info, namespace, name) };
     }
     if (method === 'POST' && name === undefined) {
-      if (contentType !== 'application/json') throw unsupportedMediaType(['application/json']);
       const dryRun = dryRunValues(query, 'CreateOptions');
-      const parsed = parseJson(body);
+      const parsed = decodeObjectBody(contentType, bytes);
       if (info.name === 'processedtemplates') return { code: 201, body: processTemplate(parsed, namespace) };
+      if (info.name === 'selfsubjectaccessreviews')
+        return { code: 201, body: reviewAccess(identity, parsed) };
       const manager = query.get('fieldManager') ?? defaultManager(request);
       return {
         code: 201,
@@ -764,6 +762,18 @@ export class SimulatorServer {
       }
       throw unsupportedMediaType(['application/merge-patch+json', 'application/apply-patch+yaml']);
     }
+    if (method === 'PUT' && name !== undefined && !route.subresource) {
+      const options = {
+        fieldManager: query.get('fieldManager') ?? defaultManager(request),
+        dryRun: dryRunValues(query, 'UpdateOptions'),
+        hasStatus:
+          findResource(this.resources, info.group, info.version, `${info.name}/status`) !== undefined,
+      };
+      return {
+        code: 200,
+        body: this.store.update(info, namespace, name, decodeObjectBody(contentType, bytes), options),
+      };
+    }
     if (method === 'DELETE' && name !== undefined) {
       const options =
         body.trim() === '' ? deleteOptionsFromQuery(query) : deleteOptionsFromBody(parseJson(body));
@@ -790,14 +800,6 @@ export class SimulatorServer {
     }
     return this.store.seed(info, namespace, object, manager);
   }
-}
-
-function unsupportedMediaType(types: string[]): StatusError {
-  return new StatusError(
-    415,
-    'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${types.join(', ')}`,
-  );
 }
 
 function deleteOptionsFromQuery(query: URLSearchParams): {

@@ -31,6 +31,7 @@ import {
   successStatus,
   type Status,
 } from './status.ts';
+import { checkTypeMeta, isNoOpUpdate, updatedObject } from './update.ts';
 
 export interface WriteOptions {
   fieldManager: string;
@@ -160,17 +161,7 @@ export class ObjectStore {
   }
 
   #checkBody(info: ResourceInfo, namespace: string, body: JsonObject, urlName: string | undefined): void {
-    const expected = groupVersionOf(info);
-    if (str(body.apiVersion) !== expected) {
-      throw badRequest(
-        `the API version in the data (${str(body.apiVersion)}) does not match the expected API version (${expected})`,
-      );
-    }
-    if (str(body.kind) !== info.kind) {
-      throw badRequest(
-        `the kind in the data (${str(body.kind)}) does not match the expected kind (${info.kind})`,
-      );
-    }
+    checkTypeMeta(info, body);
     const metadata = meta(body);
     if (metadata.managedFields !== undefined && metadata.managedFields !== null) {
       throw badRequest('metadata.managedFields must be nil');
@@ -383,6 +374,38 @@ export class ObjectStore {
     meta(result).managedFields = managers.filter((m) => Object.keys(m.fieldsV1).length > 0);
     if (!sameValue(result, live) && !options.dryRun) {
       if (specChanged(live, result)) meta(result).generation = Number(meta(result).generation ?? 1) + 1;
+      meta(result).resourceVersion = this.#nextVersion();
+      this.#objects.set(key, structuredClone(result));
+    }
+    return result;
+  }
+
+  /**
+   * PUT: the whole object replaced under kube-apiserver's update rules (update.ts); `hasStatus` when
+   * the resource has a status subresource, which alone may change status.
+   */
+  update(
+    info: ResourceInfo,
+    namespace: string,
+    name: string,
+    body: unknown,
+    options: WriteOptions & { hasStatus: boolean },
+  ): JsonObject {
+    const key = this.#key(info, namespace, name);
+    const live = this.#objects.get(key);
+    const object = isObject(body) ? structuredClone(body) : body;
+    if (isObject(object)) foldStringData(info, object);
+    const result = updatedObject(
+      info,
+      namespace,
+      name,
+      live,
+      object,
+      options.fieldManager,
+      options.hasStatus,
+    );
+    if (!live || isNoOpUpdate(live, result)) return structuredClone(live ?? result);
+    if (!options.dryRun) {
       meta(result).resourceVersion = this.#nextVersion();
       this.#objects.set(key, structuredClone(result));
     }

@@ -1,4 +1,5 @@
-// The npm scripts' process hygiene: stopping `npm run simulator` by PID stops everything it started.
+// The npm scripts as users run them: `npm run simulator`'s command line (usage, a wrong flag), and
+// process hygiene: stopping `npm run simulator` by PID stops everything it started.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -6,6 +7,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { USAGE } from '../simulator/cli.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -70,6 +72,43 @@ test.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
     await exited;
     expect(await until(async () => (await processesMentioning(kubeconfig)).length === 0, 10_000)).toBe(true);
     expect(await listening(port)).toBe(false);
+  },
+  60_000,
+);
+
+/** Runs `npm run simulator -- ...args` to its end; stderr without with-node's own line. */
+function simulatorCommand(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const npm = spawn('npm', ['run', '--silent', 'simulator', '--', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  npm.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  npm.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => {
+    npm.once('close', (code) => {
+      resolve({ code, stdout, stderr: stderr.replace(/^with-node: .*\n/gm, '') });
+    });
+  });
+}
+
+test('`npm run simulator -- --help` prints the usage with every flag and exits 0', async () => {
+  const help = await simulatorCommand(['--help']);
+  expect(help).toEqual({ code: 0, stdout: USAGE, stderr: '' });
+  for (const flag of ['--kubeconfig-out FILE', '--port N', '--latency-ms N', '-h, --help'])
+    expect(USAGE).toContain(flag);
+}, 60_000);
+
+test.each([
+  [['--bogus'], "Unknown option '--bogus'"],
+  [['--port'], "Option '--port <value>' argument missing"],
+  [['--port', 'eighty'], '--port must be a whole number from 0 to 65535, not "eighty"'],
+  [['extra'], "Unexpected argument 'extra'"],
+])(
+  '`npm run simulator -- %s`: one line naming the problem, then the usage; exit code 2',
+  async (args, line) => {
+    const wrong = await simulatorCommand(args);
+    expect(wrong).toEqual({ code: 2, stdout: '', stderr: `simulator: ${line}\n\n${USAGE}` });
   },
   60_000,
 );

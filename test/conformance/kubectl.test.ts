@@ -1,46 +1,24 @@
 // A client nobody here wrote, kubectl v1.34, against the simulator: apply --server-side, get,
 // delete, a field-manager conflict, and explain, checked against what the server holds and serves.
-import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { kubectlPath } from './kubectl.ts';
+import type { Simulator } from '../../simulator/index.ts';
+import { type KubectlBench, type KubectlResult, startKubectlBench } from './kubectl.ts';
 
-const run = promisify(execFile);
-
+let bench: KubectlBench;
 let sim: Simulator;
 let dir: string;
-let kubectl: string;
 
 beforeAll(async () => {
-  kubectl = kubectlPath();
-  sim = await startSimulator();
-  dir = await mkdtemp(join(tmpdir(), 'kubectl-conformance-'));
-  await sim.writeKubeconfig(join(dir, 'kubeconfig'));
+  bench = await startKubectlBench('kubectl-conformance-');
+  ({ sim, dir } = bench);
 }, 120_000);
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => bench.close());
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function kube(...args: string[]): Promise<Result> {
-  const env = { ...process.env, HOME: dir, KUBECONFIG: join(dir, 'kubeconfig') };
-  try {
-    const { stdout, stderr } = await run(kubectl, ['--cache-dir', join(dir, 'cache'), ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
+function kube(...args: string[]): Promise<KubectlResult> {
+  return bench.kube(...args);
 }
 
 const MANIFEST = `apiVersion: v1
@@ -98,6 +76,7 @@ describe('kubectl v1.34', () => {
       ['networkpolicies', 'networking.k8s.io/v1', 'true', 'NetworkPolicy'],
       ['poddisruptionbudgets', 'policy/v1', 'true', 'PodDisruptionBudget'],
       ['rolebindings', 'rbac.authorization.k8s.io/v1', 'true', 'RoleBinding'],
+      ['selfsubjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectAccessReview'],
       ['routes', 'route.openshift.io/v1', 'true', 'Route'],
       ['imagestreams', 'image.openshift.io/v1', 'true', 'ImageStream'],
       ['buildconfigs', 'build.openshift.io/v1', 'true', 'BuildConfig'],

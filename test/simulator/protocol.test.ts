@@ -145,6 +145,7 @@ describe('discovery', () => {
     }[];
     expect(groups.map((g) => g.name)).toEqual([
       'apps',
+      'authorization.k8s.io',
       'autoscaling',
       'batch',
       'networking.k8s.io',
