@@ -37,6 +37,8 @@ export interface TestProxy {
   readonly credentialsSeen: string[];
   /** Tunnels open now. */
   open(): number;
+  /** TCP connections the proxy accepted, tunnel or not. */
+  accepted(): number;
   behave(behaviour: ProxyBehaviour): void;
   /** Ends every open tunnel at once, as a proxy restart does. */
   cutAll(): void;
@@ -64,6 +66,7 @@ export async function startProxy(kind: ProxyKind, options: ProxyOptions = {}): P
   const tunnels: string[] = [];
   const credentialsSeen: string[] = [];
   const sockets = new Set<Socket>();
+  let accepted = 0;
   const upstreams = new Set<Socket>();
   const material = kind === 'https' ? generateTlsMaterial('test-proxy') : undefined;
 
@@ -215,6 +218,7 @@ export async function startProxy(kind: ProxyKind, options: ProxyOptions = {}): P
 
   const onClient = (client: Socket): void => {
     client.setNoDelay(true);
+    accepted++;
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => client.destroy());
@@ -239,6 +243,7 @@ export async function startProxy(kind: ProxyKind, options: ProxyOptions = {}): P
     tunnels,
     credentialsSeen,
     open: () => upstreams.size,
+    accepted: () => accepted,
     behave: (next) => {
       behaviour = next;
     },

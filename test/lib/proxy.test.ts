@@ -285,17 +285,79 @@ describe('proxy failures are named, and nothing is sent', () => {
     expectNoSecret(shown(error));
   });
 
-  test('close() ends a handshake stalled in the proxy at once', async () => {
-    const p = await proxy('http');
-    const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials) });
-    await cut(p);
-    p.behave({ type: 'stall' });
-    const processing = rejection(ocp.process('worker-template', PARAMS, { ...WORKER, api }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await api.close();
-    expect((await processing).message).toContain('the Connection was closed');
-    await settles(() => p.open(), 0);
-  });
+  test.each([
+    ['the proxy-url of cluster "simulator"', 'proxy-url'],
+    ['HTTPS_PROXY', 'HTTPS_PROXY'],
+  ])(
+    'an unescaped percent sign in a proxy password is a ValidationError naming %s, not the password',
+    async (source, where) => {
+      for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) vi.stubEnv(name, '');
+      onTestFinished(() => {
+        vi.unstubAllEnvs();
+      });
+      const url = `http://${USER}:50%off@127.0.0.1:3128`;
+      if (where === 'HTTPS_PROXY') vi.stubEnv('HTTPS_PROXY', url);
+      const error = instance(
+        await rejection(
+          ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, where === 'proxy-url' ? url : undefined) }),
+        ),
+        ocp.ValidationError,
+      );
+      expect(error.issues).toEqual([
+        `${source} has a username or password that is not percent-encoded UTF-8: write a "%" in it as %25`,
+      ]);
+      expect(shown(error)).not.toContain('50%off');
+    },
+  );
+
+  test.each([
+    ['password', USER, 'é'.repeat(128)],
+    ['username', 'u'.repeat(256), PASSWORD],
+  ])(
+    'a SOCKS5 %s over 255 bytes is refused before connecting; 255 bytes go through',
+    async (which, user, password) => {
+      const long = await startProxy('socks5', {
+        hosts: { [HIDDEN]: '127.0.0.1' },
+        credentials: { username: user, password },
+      });
+      proxies.push(long);
+      const error = instance(
+        await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, long.urlWithCredentials) })),
+        ocp.ValidationError,
+      );
+      expect(error.issues).toEqual([
+        `the proxy-url of cluster "simulator" has a SOCKS5 ${which} longer than 255 bytes, the most RFC 1929 allows`,
+      ]);
+      expect(long.accepted()).toBe(0);
+      expect(shown(error)).not.toContain(password);
+      const fits = await startProxy('socks5', {
+        hosts: { [HIDDEN]: '127.0.0.1' },
+        credentials: {
+          username: user.slice(0, 255),
+          password: which === 'password' ? `${'é'.repeat(127)}a` : password,
+        },
+      });
+      proxies.push(fits);
+      const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, fits.urlWithCredentials) });
+      await api.close();
+      expect(fits.tunnels).toHaveLength(1);
+    },
+  );
+
+  test.each(['http', 'socks5'] as const)(
+    'close() ends a handshake stalled in an %s proxy at once',
+    async (kind) => {
+      const p = await proxy(kind);
+      const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials) });
+      await cut(p);
+      p.behave({ type: 'stall' });
+      const processing = rejection(ocp.process('worker-template', PARAMS, { ...WORKER, api }));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await api.close();
+      expect((await processing).message).toContain('the Connection was closed');
+      await settles(() => p.open(), 0);
+    },
+  );
 });
 
 describe('HTTPS_PROXY and NO_PROXY, as client-go reads them', () => {
