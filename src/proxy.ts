@@ -248,6 +248,11 @@ export function proxyFor(
   return parseProxy(configured.value, configured.name, ['http', 'https', 'socks5', 'socks5h']);
 }
 
+/** `host:port` as a proxy is asked for it, an IPv6 address in brackets. */
+export function authority(target: { host: string; port: number }): string {
+  return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+}
+
 /** What a proxy's credentials look like on the wire, so none of them is ever printed. */
 export function proxySecrets(proxy: Proxy | undefined): string[] {
   if (proxy?.password === undefined) return [];

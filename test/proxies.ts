@@ -21,7 +21,9 @@ export type ProxyBehaviour =
   /** Accepts the TCP connection and never answers. */
   | { type: 'stall' }
   /** Closes the connection as soon as the request arrives. */
-  | { type: 'close' };
+  | { type: 'close' }
+  /** SOCKS5: answers the CONNECT request with the first 6 of the reply's 10 bytes, then closes. */
+  | { type: 'truncate' };
 
 export interface TestProxy {
   kind: ProxyKind;
@@ -206,6 +208,10 @@ export async function startProxy(kind: ProxyKind, options: ProxyOptions = {}): P
       const rest = buffer.subarray(4 + addressLength + 2);
       if (behaviour.type === 'refuse') {
         reply(behaviour.status === 403 ? 2 : 5);
+        return;
+      }
+      if (behaviour.type === 'truncate') {
+        client.end(Buffer.from([5, 0, 0, 1, 127, 0]));
         return;
       }
       pipe(client, resolve(host, port), `${host}:${port}`, () => {

@@ -146,6 +146,34 @@ describe.each(['h2', 'http1'] as const)('a server speaking %s', (protocol) => {
     await ocp.delete('worker-template', PARAMS, { ...WORKER, api });
     expect(p.tunnels).toHaveLength(3);
   });
+  test('a SOCKS5 reply cut short is the proxy error; a mutation behind it says nothing was sent', async () => {
+    const p = await proxy('socks5');
+    const reply = `proxy ${p.url} (the proxy-url of cluster "simulator"): it closed the connection in the middle of its answer to CONNECT ${HIDDEN}:${new URL(h.sim.url).port}; nothing was sent`;
+    p.behave({ type: 'truncate' });
+    const refused = instance(
+      await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials) })),
+      ocp.RequestError,
+    );
+    expect(refused.message).toMatch(/^Connect https:\/\/api\.cluster\.test:\d+: /);
+    expect(refused.message).toContain(reply);
+    p.behave({ type: 'forward' });
+    const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials) });
+    onTestFinished(() => api.close());
+    const refs = await ocp.create('worker-template', PARAMS, { ...WORKER, api });
+    await cut(p);
+    p.behave({ type: 'truncate' });
+    h.sim.clearLog();
+    const error = instance(
+      await rejection(ocp.delete({ namespace: WORKER.namespace, resources: refs, api })),
+      ocp.OperationError,
+    );
+    const failure = instance(error.failures[0]?.error, ocp.RequestError);
+    expect(failure.message).toContain(reply);
+    expect(failure.message).not.toContain('may or may not');
+    expect(h.sim.log).toHaveLength(0);
+    p.behave({ type: 'forward' });
+    await ocp.delete({ namespace: WORKER.namespace, resources: refs, api });
+  });
 });
 
 /** One simulator for the failure and environment tests below (both use the default protocol). */
