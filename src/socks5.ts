@@ -82,7 +82,7 @@ function failure(seen: Buffer, settings: SocksSettings, cause: Error): ProxyErro
 export async function socksTunnel(socket: Socket, settings: SocksSettings): Promise<void> {
   const { proxy, target } = settings;
   // A name SOCKS5 cannot carry in its one length byte (golang.org/x/net internal/socks/client.go:
-  // "FQDN too long"); the package would throw from inside a socket event instead.
+  // "FQDN too long"). The package refuses it too, before any byte, in words that name nothing.
   if (Buffer.byteLength(target.host) > 255)
     throw new ProxyError(
       proxy,

@@ -372,6 +372,25 @@ describe('proxy failures are named, and nothing is sent', () => {
     },
   );
 
+  test('a server name longer than SOCKS5 can carry is refused by the proxy error, nothing sent', async () => {
+    const p = await proxy('socks5');
+    const long = `${Array.from({ length: 5 }, () => 'a'.repeat(60)).join('.')}.test`;
+    h.sim.clearLog();
+    const failure = instance(
+      await rejection(
+        ocp.connect({
+          kubeconfig: await kubeconfigAt(h, long, p.urlWithCredentials),
+          requestTimeout: { connect: 5_000, read: 1_000 },
+        }),
+      ),
+      ocp.RequestError,
+    );
+    expect(failure.message).toContain(
+      `proxy ${p.url} (the proxy-url of cluster "simulator"): the server's host name is longer than the 255 bytes SOCKS5 can carry; nothing was sent`,
+    );
+    expect([p.tunnels, h.sim.log]).toEqual([[], []]);
+  });
+
   test.each(['http', 'socks5'] as const)(
     'close() ends a handshake stalled in an %s proxy at once',
     async (kind) => {
