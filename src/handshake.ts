@@ -63,6 +63,7 @@ export async function handshake(settings: HandshakeSettings): Promise<TLSSocket>
           target: { host: endpoint.host, port: endpoint.port },
           proxyTls: through.tls,
           userAgent: through.userAgent,
+          connectTimeout: settings.connectTimeout,
           signal,
         })
       : undefined;

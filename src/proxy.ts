@@ -50,17 +50,44 @@ function parseProxy(value: string, source: string, schemes: readonly string[]): 
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (host === '') return `${source} names no host`;
   const port = url.port === '' ? DEFAULT_PORTS[known] : Number(url.port);
-  const decode = (text: string): string | undefined => (text === '' ? undefined : decodeURIComponent(text));
+  const credentials = userInfo(url, source);
+  if (typeof credentials === 'string') return credentials;
+  const tooLong = known === 'socks5' ? socksCredentialTooLong(credentials, source) : undefined;
+  if (tooLong !== undefined) return tooLong;
   const shownHost = isIP(host) === 6 ? `[${host}]` : host;
-  return {
-    scheme: known,
-    host,
-    port,
-    username: decode(url.username),
-    password: decode(url.password),
-    label: `${known}://${shownHost}:${port}`,
-    source,
-  };
+  return { scheme: known, host, port, ...credentials, label: `${known}://${shownHost}:${port}`, source };
+}
+
+type Credentials = Pick<Proxy, 'username' | 'password'>;
+
+/**
+ * The URL's username and password, percent-decoded. WHATWG URL parsing keeps a `%` that starts no
+ * escape (`50%off`), which decodeURIComponent then throws on; Go's url.Parse refuses such an
+ * address too ("invalid URL escape"), so it is a reason here, which never quotes the credentials.
+ */
+function userInfo(url: URL, source: string): Credentials | string {
+  const decode = (text: string): string | undefined => (text === '' ? undefined : decodeURIComponent(text));
+  try {
+    return { username: decode(url.username), password: decode(url.password) };
+  } catch {
+    return `${source} has a username or password that is not percent-encoded UTF-8: write a "%" in it as %25`;
+  }
+}
+
+/** RFC 1929 gives the SOCKS5 username and password one length byte each. */
+const SOCKS5_CREDENTIAL_BYTES = 255;
+
+/**
+ * A SOCKS5 username or password that cannot be sent, refused before any connection, as Go's SOCKS
+ * dialer refuses it (golang.org/x/net internal/socks/socks.go, UsernamePassword.Authenticate).
+ */
+function socksCredentialTooLong(credentials: Credentials, source: string): string | undefined {
+  for (const which of ['username', 'password'] as const) {
+    const value = credentials[which];
+    if (value !== undefined && Buffer.byteLength(value) > SOCKS5_CREDENTIAL_BYTES)
+      return `${source} has a SOCKS5 ${which} longer than ${SOCKS5_CREDENTIAL_BYTES} bytes, the most RFC 1929 allows`;
+  }
+  return undefined;
 }
 
 interface NoProxyRule {
@@ -74,21 +101,60 @@ function isLoopback(host: string): boolean {
   const loopback = new BlockList();
   loopback.addSubnet('127.0.0.0', 8, 'ipv4');
   loopback.addAddress('::1', 'ipv6');
-  loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
   return loopback.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** `10.0.0.0/8`, `fd00::/8` */
+/** The 16 bytes of an IPv6 address in any textual form (RFC 4291 section 2.2). */
+function ipv6Bytes(text: string): Buffer {
+  // A trailing dotted IPv4 part (::ffff:192.0.2.1) is two groups.
+  const address = text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a, b, c, d) =>
+    [
+      [a, b],
+      [c, d],
+    ]
+      .map(([x, y]) => ((Number(x) << 8) | Number(y)).toString(16))
+      .join(':'),
+  );
+  const [head = '', tail = ''] = address.split('::');
+  const groups = (part: string): string[] => (part === '' ? [] : part.split(':'));
+  const left = groups(head);
+  const right = groups(tail);
+  const all = address.includes('::')
+    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  const bytes = Buffer.alloc(16);
+  all.forEach((group, i) => bytes.writeUInt16BE(parseInt(group, 16), i * 2));
+  return bytes;
+}
+
+/**
+ * An address as Go compares it: an IPv4-mapped IPv6 address (`::ffff:10.1.2.3`) is its IPv4
+ * address, as net.IP.Equal and IPNet.Contains treat it (Go's To4). Any other address is itself.
+ */
+function unmapped(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const bytes = ipv6Bytes(address);
+  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  return mapped ? [...bytes.subarray(12)].join('.') : address;
+}
+
+/** `10.0.0.0/8`, `fd00::/8`; `::ffff:10.0.0.0/104` is `10.0.0.0/8`, as in Go's IPNet.Contains. */
 function cidrRule(entry: string): NoProxyRule | undefined {
   const slash = entry.indexOf('/');
   if (slash < 0) return undefined;
-  const address = entry.slice(0, slash);
+  const written = entry.slice(0, slash);
   const bits = entry.slice(slash + 1);
+  const writtenFamily = isIP(written);
+  if (writtenFamily === 0 || !/^\d+$/.test(bits) || Number(bits) > (writtenFamily === 4 ? 32 : 128))
+    return undefined;
+  // A shorter mapped prefix masks part of the ::ffff: marker away: an IPv6 range, as in Go.
+  const address = Number(bits) >= 96 ? unmapped(written) : written;
   const family = isIP(address);
-  if (family === 0 || !/^\d+$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128)) return undefined;
+  const prefix = family === writtenFamily ? Number(bits) : Number(bits) - 96;
   const list = new BlockList();
   const type = family === 4 ? 'ipv4' : 'ipv6';
-  list.addSubnet(address, Number(bits), type);
+  list.addSubnet(address, prefix, type);
+  // Node's BlockList would also match an IPv4 address against an IPv6 range (::/0); Go never does.
   return {
     matches: (host, _port, ip) => ip && isIP(host) === family && list.check(host, type),
   };
@@ -109,8 +175,9 @@ function noProxyRule(entry: string): NoProxyRule | 'all' | undefined {
   if (entry === '*') return 'all';
   const cidr = cidrRule(entry);
   if (cidr) return cidr;
-  const { host: rawHost, port } = splitHostPort(entry);
-  if (rawHost === '') return undefined;
+  const { host: written, port } = splitHostPort(entry);
+  if (written === '') return undefined;
+  const rawHost = unmapped(written);
   if (isIP(rawHost) !== 0) {
     const family = isIP(rawHost);
     const list = new BlockList();
@@ -142,7 +209,7 @@ function toAscii(host: string): string {
 
 /** Whether a request to the server goes through the environment's proxy (httpproxy's useProxy). */
 export function bypassesProxy(server: URL, noProxy: string): boolean {
-  const host = server.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = unmapped(server.hostname.replace(/^\[|\]$/g, '').toLowerCase());
   const port = server.port === '' ? '443' : server.port;
   if (host === 'localhost' || isLoopback(host)) return true;
   const ip = isIP(host) !== 0;
@@ -179,6 +246,11 @@ export function proxyFor(
   if (configured === undefined) return undefined;
   if (bypassesProxy(url, fromEnvironment(env, 'NO_PROXY')?.value ?? '')) return undefined;
   return parseProxy(configured.value, configured.name, ['http', 'https', 'socks5', 'socks5h']);
+}
+
+/** `host:port` as a proxy is asked for it, an IPv6 address in brackets. */
+export function authority(target: { host: string; port: number }): string {
+  return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
 }
 
 /** What a proxy's credentials look like on the wire, so none of them is ever printed. */

@@ -1,10 +1,11 @@
 // A tunnel through a proxy to the API server, over which the Connection's own TLS runs end to end:
-// HTTP CONNECT over TCP (`http://`) or over TLS to the proxy (`https://`), or SOCKS5 (RFC 1928,
-// username/password by RFC 1929). One tunnel is one connection to the server; the proxy never
-// sees anything but ciphertext after the tunnel is open.
+// HTTP CONNECT over TCP (`http://`) or over TLS to the proxy (`https://`), or SOCKS5 (socks5.ts).
+// One tunnel is one connection to the server; the proxy never sees anything but ciphertext after
+// the tunnel is open.
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Proxy } from './proxy.ts';
+import { authority, type Proxy } from './proxy.ts';
+import { socksTunnel } from './socks5.ts';
 import { type ProxyFailure, ProxyError } from './wire-errors.ts';
 
 export interface TunnelSettings {
@@ -14,6 +15,8 @@ export interface TunnelSettings {
   /** Verification of an `https://` proxy's own certificate. */
   proxyTls: { ca: (string | Buffer)[]; rejectUnauthorized: boolean };
   userAgent: string;
+  /** The connect limit, in ms, which `signal` enforces. */
+  connectTimeout: number;
   /** Ends the tunnel under way (the connect limit, or a closing Connection). */
   signal: AbortSignal;
 }
@@ -21,7 +24,7 @@ export interface TunnelSettings {
 /** The most a CONNECT answer's head may take before it is not an HTTP proxy talking. */
 const MAX_HEAD_BYTES = 16 * 1024;
 
-/** Reads exact amounts from a socket until the tunnel is open, then hands the socket on untouched. */
+/** Reads a CONNECT answer's head from a socket, then hands the socket on untouched. */
 class Reader {
   #buffered = Buffer.alloc(0);
   #wake: (() => void) | undefined;
@@ -58,10 +61,6 @@ class Reader {
     }
   }
 
-  bytes(count: number): Promise<Buffer> {
-    return this.#until((buffer) => (buffer.length >= count ? count : undefined));
-  }
-
   head(): Promise<Buffer> {
     return this.#until((buffer) => {
       const end = buffer.indexOf('\r\n\r\n');
@@ -80,10 +79,6 @@ class Reader {
     this.#socket.pause();
     if (this.#buffered.length > 0) this.#socket.unshift(this.#buffered);
   }
-}
-
-function authority(target: { host: string; port: number }): string {
-  return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
 }
 
 /** TCP (and TLS for an `https://` proxy) to the proxy itself. */
@@ -178,94 +173,6 @@ async function connectTunnel(socket: Duplex, settings: TunnelSettings): Promise<
       code,
     );
   }
-  reader.release();
-}
-
-/** SOCKS5 reply codes (RFC 1928 section 6). */
-const SOCKS_REPLIES: Record<number, string> = {
-  1: 'general SOCKS server failure',
-  2: 'connection not allowed by ruleset',
-  3: 'network unreachable',
-  4: 'host unreachable',
-  5: 'connection refused',
-  6: 'TTL expired',
-  7: 'command not supported',
-  8: 'address type not supported',
-};
-
-/** The SOCKS5 address of the server: a host name travels as a name and the proxy resolves it. */
-async function socksAddress(host: string): Promise<Buffer> {
-  const { isIP } = await import('node:net');
-  const family = isIP(host);
-  if (family === 4) return Buffer.from([1, ...host.split('.').map(Number)]);
-  if (family === 6) return Buffer.concat([Buffer.from([4]), ipv6Bytes(host)]);
-  const name = Buffer.from(host);
-  return Buffer.concat([Buffer.from([3, name.length]), name]);
-}
-
-/** The 16 bytes of an IPv6 address in any textual form (RFC 4291 section 2.2). */
-function ipv6Bytes(text: string): Buffer {
-  // A trailing dotted IPv4 part (::ffff:192.0.2.1) is two groups.
-  const address = text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a, b, c, d) =>
-    [
-      [a, b],
-      [c, d],
-    ]
-      .map(([x, y]) => ((Number(x) << 8) | Number(y)).toString(16))
-      .join(':'),
-  );
-  const [head = '', tail = ''] = address.split('::');
-  const groups = (part: string): string[] => (part === '' ? [] : part.split(':'));
-  const left = groups(head);
-  const right = groups(tail);
-  const all = address.includes('::')
-    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-    : left;
-  const bytes = Buffer.alloc(16);
-  all.forEach((group, i) => bytes.writeUInt16BE(parseInt(group, 16), i * 2));
-  return bytes;
-}
-
-/** SOCKS5 CONNECT with no authentication or username/password, as Go's SOCKS dialer offers. */
-async function socksTunnel(socket: Duplex, settings: TunnelSettings): Promise<void> {
-  const { proxy } = settings;
-  const target = authority(settings.target);
-  const reader = new Reader(socket);
-  const closed =
-    (stage: string) =>
-    (error: unknown): never => {
-      throw new ProxyError(proxy, `it closed the connection ${stage}`, 'closed', error);
-    };
-  const withPassword = proxy.username !== undefined || proxy.password !== undefined;
-  socket.write(Buffer.from(withPassword ? [5, 2, 0, 2] : [5, 1, 0]));
-  const [version, method] = await reader.bytes(2).catch(closed('during the SOCKS5 greeting'));
-  if (version !== 5) throw new ProxyError(proxy, 'it does not speak SOCKS5', 'refused');
-  if (method === 2 && withPassword) {
-    const user = Buffer.from(proxy.username ?? '');
-    const password = Buffer.from(proxy.password ?? '');
-    socket.write(
-      Buffer.concat([Buffer.from([1, user.length]), user, Buffer.from([password.length]), password]),
-    );
-    const [, verdict] = await reader.bytes(2).catch(closed('during SOCKS5 authentication'));
-    if (verdict !== 0)
-      throw new ProxyError(proxy, 'it refused the username and password in its URL', 'authentication');
-  } else if (method !== 0) {
-    const advice = withPassword
-      ? 'it accepts none of the authentication methods offered'
-      : 'it requires authentication: give a username and password in its URL (socks5://user:password@host:port)';
-    throw new ProxyError(proxy, advice, 'authentication');
-  }
-  const port = Buffer.alloc(2);
-  port.writeUInt16BE(settings.target.port);
-  socket.write(Buffer.concat([Buffer.from([5, 1, 0]), await socksAddress(settings.target.host), port]));
-  const [, reply, , type] = await reader.bytes(4).catch(closed(`before answering CONNECT ${target}`));
-  if (reply !== 0) {
-    const what = SOCKS_REPLIES[reply ?? -1] ?? `reply ${reply}`;
-    throw new ProxyError(proxy, `CONNECT ${target} failed: ${what}`, reply === 2 ? 'refused' : 'upstream');
-  }
-  // The address the proxy bound, which nothing here needs: IPv4, a name, or IPv6, then a port.
-  const length = type === 1 ? 4 : type === 4 ? 16 : ((await reader.bytes(1))[0] ?? 0);
-  await reader.bytes(length + 2);
   reader.release();
 }
 

@@ -21,7 +21,9 @@ export type ProxyBehaviour =
   /** Accepts the TCP connection and never answers. */
   | { type: 'stall' }
   /** Closes the connection as soon as the request arrives. */
-  | { type: 'close' };
+  | { type: 'close' }
+  /** SOCKS5: answers the CONNECT request with the first 6 of the reply's 10 bytes, then closes. */
+  | { type: 'truncate' };
 
 export interface TestProxy {
   kind: ProxyKind;
@@ -37,6 +39,8 @@ export interface TestProxy {
   readonly credentialsSeen: string[];
   /** Tunnels open now. */
   open(): number;
+  /** TCP connections the proxy accepted, tunnel or not. */
+  accepted(): number;
   behave(behaviour: ProxyBehaviour): void;
   /** Ends every open tunnel at once, as a proxy restart does. */
   cutAll(): void;
@@ -64,6 +68,7 @@ export async function startProxy(kind: ProxyKind, options: ProxyOptions = {}): P
   const tunnels: string[] = [];
   const credentialsSeen: string[] = [];
   const sockets = new Set<Socket>();
+  let accepted = 0;
   const upstreams = new Set<Socket>();
   const material = kind === 'https' ? generateTlsMaterial('test-proxy') : undefined;
 
@@ -205,6 +210,10 @@ export async function startProxy(kind: ProxyKind, options: ProxyOptions = {}): P
         reply(behaviour.status === 403 ? 2 : 5);
         return;
       }
+      if (behaviour.type === 'truncate') {
+        client.end(Buffer.from([5, 0, 0, 1, 127, 0]));
+        return;
+      }
       pipe(client, resolve(host, port), `${host}:${port}`, () => {
         client.write(Buffer.from([5, 0, 0, 1, 127, 0, 0, 1, 0, 0]));
         if (rest.length > 0) client.unshift(rest);
@@ -215,6 +224,7 @@ export async function startProxy(kind: ProxyKind, options: ProxyOptions = {}): P
 
   const onClient = (client: Socket): void => {
     client.setNoDelay(true);
+    accepted++;
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => client.destroy());
@@ -239,6 +249,7 @@ export async function startProxy(kind: ProxyKind, options: ProxyOptions = {}): P
     tunnels,
     credentialsSeen,
     open: () => upstreams.size,
+    accepted: () => accepted,
     behave: (next) => {
       behaviour = next;
     },

@@ -52,6 +52,17 @@ describe('NO_PROXY', () => {
     ['示例.com', 'www.xn--fsq092h.com', false],
     ['*', 'anything.example', false],
     ['', 'example.com', true],
+    // An IPv4-mapped IPv6 address is its IPv4 address (Go's net.IP.Equal and IPNet.Contains).
+    ['10.1.2.3', '[::ffff:10.1.2.3]', false],
+    ['::ffff:10.1.2.3', '10.1.2.3', false],
+    ['[::ffff:10.1.2.3]:443', '10.1.2.3', false],
+    ['10.0.0.0/8', '[::ffff:10.1.2.3]', false],
+    ['::ffff:10.0.0.0/104', '10.1.2.3', false],
+    ['::ffff:0:0/96', '10.1.2.3', false],
+    ['::ffff:10.0.0.0/104', '11.1.2.3', true],
+    ['10.1.2.3', '[::ffff:10.1.2.4]', true],
+    ['::/0', '10.1.2.3', true],
+    ['0.0.0.0/0', '[2001:db8::1]', true],
   ])('NO_PROXY=%s, server %s proxied: %s', (noProxy, host, proxied) => {
     expect(bypassesProxy(new URL(`https://${host}`), noProxy)).toBe(!proxied);
   });

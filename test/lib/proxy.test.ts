@@ -1,79 +1,22 @@
 // Through a proxy, the Connection keeps its own transport: one tunnel per connection it would open
 // anyway, TLS end to end with the kubeconfig's verification, credentials used and never printed,
-// HTTPS_PROXY / NO_PROXY read as client-go reads them, and every proxy failure named.
-import { inspect } from 'node:util';
-import {
-  afterAll,
-  afterEach,
-  beforeAll,
-  beforeEach,
-  describe,
-  expect,
-  onTestFinished,
-  test,
-  vi,
-} from 'vitest';
+// over HTTP/2 and HTTP/1.1. Choice and failures: proxy-setup.test.ts.
+import { afterAll, afterEach, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, instance, rejection, settles, WORKER } from '../helpers.ts';
-import { type ProxyKind, startProxy, type TestProxy } from '../proxies.ts';
+import {
+  closeProxies,
+  cut,
+  HIDDEN,
+  KINDS,
+  kubeconfigAt,
+  PARAMS,
+  PASSWORD,
+  proxy,
+  USER,
+} from '../proxy-world.ts';
 
-// Under the sentinel run (test/reliability/sentinels.test.ts) the proxy password is a sentinel.
-const PASSWORD = process.env.OTS_SENTINEL_PROXY_PASSWORD ?? 'proxy-pa:ss@word';
-const USER = 'scheduler';
-/** A name only the proxies can resolve: a direct connection to it fails. */
-const HIDDEN = 'api.cluster.test';
-const PARAMS = { VM_NAME: 'px', API_KEY: 'proxy-test-key' };
-const KINDS: ProxyKind[] = ['http', 'https', 'socks5'];
-
-const proxies: TestProxy[] = [];
-async function proxy(kind: ProxyKind, withCredentials = true): Promise<TestProxy> {
-  const started = await startProxy(kind, {
-    hosts: { [HIDDEN]: '127.0.0.1' },
-    ...(withCredentials ? { credentials: { username: USER, password: PASSWORD } } : {}),
-  });
-  proxies.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(proxies.splice(0).map((p) => p.close()));
-});
-
-/**
- * The harness's kubeconfig with the server at `host` (its certificate checked as `localhost`) and
- * `proxyUrl` as the cluster's proxy-url, or none (under `npm run test:proxy` every harness
- * kubeconfig has one: these tests set their own). `trusted`: an https proxy whose CA the cluster's
- * bundle carries.
- */
-function kubeconfigAt(h: Harness, host: string, proxyUrl?: string, trusted?: TestProxy): Promise<string> {
-  return h.kubeconfigWith((config) => {
-    const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
-    cluster.server = `https://${host}:${new URL(h.sim.url).port}`;
-    cluster['tls-server-name'] = 'localhost';
-    if (proxyUrl) cluster['proxy-url'] = proxyUrl;
-    else delete cluster['proxy-url'];
-    if (trusted?.kind === 'https')
-      cluster['certificate-authority-data'] = Buffer.from(h.sim.caCert + trusted.caCert).toString('base64');
-  });
-}
-
-/** Cuts every tunnel and gives the client a moment to see its connections close. */
-async function cut(p: TestProxy): Promise<void> {
-  p.cutAll();
-  await settles(() => p.open(), 0);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
-/** Everything an error shows: message, stack, causes, and its inspected form. */
-function shown(error: unknown): string {
-  if (process.env.OTS_PRINT_ERRORS) console.log(inspect(error, { depth: 8 }));
-  return `${inspect(error, { depth: 8 })} ${JSON.stringify(error)}`;
-}
-
-function expectNoSecret(text: string): void {
-  expect(text).not.toContain(PASSWORD);
-  expect(text).not.toContain(encodeURIComponent(PASSWORD));
-  expect(text).not.toContain(Buffer.from(`${USER}:${PASSWORD}`).toString('base64'));
-}
+afterEach(closeProxies);
 
 describe.each(['h2', 'http1'] as const)('a server speaking %s', (protocol) => {
   let h: Harness;
@@ -146,238 +89,32 @@ describe.each(['h2', 'http1'] as const)('a server speaking %s', (protocol) => {
     await ocp.delete('worker-template', PARAMS, { ...WORKER, api });
     expect(p.tunnels).toHaveLength(3);
   });
-});
-
-/** One simulator for the failure and environment tests below (both use the default protocol). */
-let h: Harness;
-beforeAll(async () => {
-  h = await harness();
-});
-afterAll(async () => {
-  await h.close();
-});
-
-describe('proxy failures are named, and nothing is sent', () => {
-  async function connectError(url: string, trusted?: TestProxy): Promise<ocp.RequestError> {
-    h.sim.clearLog();
-    const error = await rejection(
-      ocp.connect({
-        kubeconfig: await kubeconfigAt(h, HIDDEN, url, trusted),
-        requestTimeout: { connect: 1_000, read: 1_000 },
-      }),
-    );
-    expect(h.sim.log).toHaveLength(0);
-    const failure = instance(error, ocp.RequestError);
-    expect(failure.step).toBe('Connect');
-    expectNoSecret(shown(failure));
-    return failure;
-  }
-
-  test.each(['http', 'https'] as const)(
-    '%s proxy: 407 without credentials, 407 with wrong ones',
-    async (kind) => {
-      const p = await proxy(kind);
-      const none = instance(
-        await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.url, p) })),
-        ocp.RequestError,
-      );
-      expect(none.message).toBe(
-        `Connect ${h.sim.kubeconfig.clusters[0]?.cluster.server.replace('127.0.0.1', HIDDEN)}: proxy ${p.url} ` +
-          `(the proxy-url of cluster "simulator"): CONNECT ${HIDDEN}:${new URL(h.sim.url).port} was answered ` +
-          '407 Proxy Authentication Required: the proxy requires credentials: give them in its URL ' +
-          '(http://user:password@host:port); nothing was sent',
-      );
-      const wrong = p.urlWithCredentials.replace(encodeURIComponent(PASSWORD), 'not-it');
-      const refused = instance(
-        await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, wrong, p) })),
-        ocp.RequestError,
-      );
-      expect(refused.message).toContain(
-        '407 Proxy Authentication Required: the proxy refused the credentials in its URL',
-      );
-    },
-  );
-
-  test('socks5 proxy: no credentials, wrong credentials', async () => {
+  test('a SOCKS5 reply cut short is the proxy error; a mutation behind it says nothing was sent', async () => {
     const p = await proxy('socks5');
-    expect((await connectError(p.url)).message).toContain(
-      `proxy ${p.url} (the proxy-url of cluster "simulator"): it requires authentication: give a username and password in its URL`,
-    );
-    const wrong = p.urlWithCredentials.replace(encodeURIComponent(PASSWORD), 'not-it');
-    expect((await connectError(wrong)).message).toContain('it refused the username and password in its URL');
-  });
-
-  test.each([
-    ['http', 403, 'was answered 403 Forbidden: the proxy does not allow a tunnel to this server'],
-    ['http', 502, 'was answered 502 Bad Gateway: the proxy could not open a connection to the server'],
-    ['socks5', 403, 'failed: connection not allowed by ruleset'],
-    ['socks5', 502, 'failed: connection refused'],
-  ] as const)('%s proxy refusing with %d', async (kind, status, words) => {
-    const p = await proxy(kind);
-    p.behave({ type: 'refuse', status });
-    const failure = await connectError(p.urlWithCredentials);
-    expect(failure.message).toContain(
-      `proxy ${p.url} (the proxy-url of cluster "simulator"): CONNECT ${HIDDEN}:`,
-    );
-    expect(failure.message).toContain(words);
-  });
-
-  test.each(KINDS)(
-    '%s proxy that stalls: a connect timeout that says the tunnel never opened',
-    async (kind) => {
-      const p = await proxy(kind);
-      p.behave({ type: 'stall' });
-      const failure = await connectError(p.urlWithCredentials, p);
-      expect(failure.name).toBe('TimeoutError');
-      expect(failure.message).toContain(
-        `connect timed out after 1000 ms (proxy ${p.url} had not opened the tunnel)`,
-      );
-    },
-  );
-
-  test.each(['http', 'socks5'] as const)(
-    '%s proxy that hangs up, and one that is not there',
-    async (kind) => {
-      const p = await proxy(kind);
-      p.behave({ type: 'close' });
-      expect((await connectError(p.urlWithCredentials)).message).toMatch(
-        new RegExp(
-          `proxy ${p.url} .*: it closed the connection (before answering CONNECT|during the SOCKS5 greeting)`,
-        ),
-      );
-      const gone = p.url;
-      await p.close();
-      expect((await connectError(gone)).message).toContain(
-        `proxy ${gone} (the proxy-url of cluster "simulator"): it could not be reached: connect ECONNREFUSED`,
-      );
-    },
-  );
-
-  test('an https proxy whose certificate nobody vouches for is refused; verifySsl: false accepts it', async () => {
-    const p = await proxy('https');
-    expect((await connectError(p.urlWithCredentials)).message).toContain(
-      `proxy ${p.url} (the proxy-url of cluster "simulator"): the TLS handshake with it failed: unable to verify the first certificate`,
-    );
-    const api = await ocp.connect({
-      kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials),
-      verifySsl: false,
-    });
-    await api.close();
-    expect(p.tunnels).toHaveLength(1);
-  });
-
-  test('a proxy-url with another scheme is a ValidationError that names the cluster and no password', async () => {
-    const error = instance(
-      await rejection(
-        ocp.connect({
-          kubeconfig: await kubeconfigAt(
-            h,
-            HIDDEN,
-            `ftp://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:21`,
-          ),
-        }),
-      ),
-      ocp.ValidationError,
-    );
-    expect(error.issues).toEqual([
-      'the proxy-url of cluster "simulator" has the scheme "ftp"; it must be http, https, socks5',
-    ]);
-    expectNoSecret(shown(error));
-  });
-
-  test('close() ends a handshake stalled in the proxy at once', async () => {
-    const p = await proxy('http');
-    const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials) });
-    await cut(p);
-    p.behave({ type: 'stall' });
-    const processing = rejection(ocp.process('worker-template', PARAMS, { ...WORKER, api }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await api.close();
-    expect((await processing).message).toContain('the Connection was closed');
-    await settles(() => p.open(), 0);
-  });
-});
-
-describe('HTTPS_PROXY and NO_PROXY, as client-go reads them', () => {
-  // Whatever the machine's own environment says, each test starts with none of them set.
-  beforeEach(() => {
-    for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy', 'HTTP_PROXY', 'http_proxy'])
-      vi.stubEnv(name, '');
-  });
-  afterEach(() => {
-    vi.unstubAllEnvs();
-  });
-
-  test.each(['HTTPS_PROXY', 'https_proxy'])(
-    '%s carries a Connection to a server only the proxy reaches',
-    async (name) => {
-      const p = await proxy('http');
-      vi.stubEnv(name, p.urlWithCredentials);
-      const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN) });
-      await ocp.process('worker-template', PARAMS, { ...WORKER, api });
-      await api.close();
-      expect(p.tunnels).toHaveLength(1);
-    },
-  );
-
-  test('an address without a scheme is an http proxy; HTTPS_PROXY wins over https_proxy', async () => {
-    const p = await proxy('http', false);
-    const other = await proxy('http', false);
-    vi.stubEnv('HTTPS_PROXY', new URL(p.url).host);
-    vi.stubEnv('https_proxy', other.url);
-    const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN) });
-    await api.close();
-    expect([p.tunnels.length, other.tunnels.length]).toEqual([1, 0]);
-  });
-
-  test('the kubeconfig proxy-url wins over HTTPS_PROXY and applies even to loopback', async () => {
-    const chosen = await proxy('socks5');
-    const environment = await proxy('http');
-    vi.stubEnv('HTTPS_PROXY', environment.urlWithCredentials);
-    const api = await ocp.connect({
-      kubeconfig: await kubeconfigAt(h, '127.0.0.1', chosen.urlWithCredentials),
-    });
-    await api.close();
-    expect([chosen.tunnels, environment.tunnels.length]).toEqual([
-      [`127.0.0.1:${new URL(h.sim.url).port}`],
-      0,
-    ]);
-  });
-
-  test.each([
-    ['NO_PROXY', 'cluster.test'],
-    ['no_proxy', '.test'],
-    ['NO_PROXY', '*.cluster.test'],
-    ['NO_PROXY', `other.example, ${HIDDEN}:PORT`],
-    ['NO_PROXY', '*'],
-  ])('%s=%s sends the Connection direct (and the name does not resolve)', async (name, value) => {
-    const p = await proxy('http');
-    vi.stubEnv('HTTPS_PROXY', p.urlWithCredentials);
-    vi.stubEnv(name, value.replace('PORT', new URL(h.sim.url).port));
-    const error = instance(
-      await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN) })),
+    const reply = `proxy ${p.url} (the proxy-url of cluster "simulator"): it closed the connection in the middle of its answer to CONNECT ${HIDDEN}:${new URL(h.sim.url).port}; nothing was sent`;
+    p.behave({ type: 'truncate' });
+    const refused = instance(
+      await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials) })),
       ocp.RequestError,
     );
-    expect(error.message).toContain('ENOTFOUND');
-    expect(p.tunnels).toHaveLength(0);
-  });
-
-  test.each(['127.0.0.1', 'localhost'])(
-    'a server at %s is never proxied from the environment',
-    async (host) => {
-      const p = await proxy('http');
-      vi.stubEnv('HTTPS_PROXY', p.urlWithCredentials);
-      const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, host) });
-      await api.close();
-      expect(p.tunnels).toHaveLength(0);
-    },
-  );
-
-  test('HTTP_PROXY alone does not apply to an https server', async () => {
-    const p = await proxy('http');
-    vi.stubEnv('HTTP_PROXY', p.urlWithCredentials);
-    const error = await rejection(ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN) }));
-    expect(error.message).toContain('ENOTFOUND');
-    expect(p.tunnels).toHaveLength(0);
+    expect(refused.message).toMatch(/^Connect https:\/\/api\.cluster\.test:\d+: /);
+    expect(refused.message).toContain(reply);
+    p.behave({ type: 'forward' });
+    const api = await ocp.connect({ kubeconfig: await kubeconfigAt(h, HIDDEN, p.urlWithCredentials) });
+    onTestFinished(() => api.close());
+    const refs = await ocp.create('worker-template', PARAMS, { ...WORKER, api });
+    await cut(p);
+    p.behave({ type: 'truncate' });
+    h.sim.clearLog();
+    const error = instance(
+      await rejection(ocp.delete({ namespace: WORKER.namespace, resources: refs, api })),
+      ocp.OperationError,
+    );
+    const failure = instance(error.failures[0]?.error, ocp.RequestError);
+    expect(failure.message).toContain(reply);
+    expect(failure.message).not.toContain('may or may not');
+    expect(h.sim.log).toHaveLength(0);
+    p.behave({ type: 'forward' });
+    await ocp.delete({ namespace: WORKER.namespace, resources: refs, api });
   });
 });
