@@ -280,14 +280,21 @@ export class ClusterConnection implements Connection {
       );
       await this.#pause(delay, request);
     }
-    const body = parseBody(answer.text);
     if (answer.code < 200 || answer.code >= 300) {
+      // Redacted before it is parsed, cut or formatted: a gateway's page may echo a header.
+      const body = parseBody(this.#credentials.redact(answer.text));
       const hints = [
         ...(answer.code === 401 ? [this.#credentialsHint] : []),
         ...(answer.code === 429 ? [overloadHint(retries, waited, delay)] : []),
       ];
       const failure = this.#credentials.scrub(
-        statusError(request, answer.code, body, hints.length > 0 ? hints.join('; ') : undefined),
+        statusError(
+          request,
+          answer.code,
+          body,
+          hints.length > 0 ? hints.join('; ') : undefined,
+          this.#credentials.redactor,
+        ),
       );
       debug('%s %s %d %dms %s', request.method, request.path, answer.code, elapsed(), failure.message);
       throw failure;
@@ -301,6 +308,7 @@ export class ClusterConnection implements Connection {
       request.step,
       request.target,
     );
+    const body = parseBody(answer.text);
     if (!isRecord(body)) {
       throw new RequestError(
         request.step,

@@ -87,6 +87,11 @@ export class Credentials {
     return this.#redact(value);
   }
 
+  /** The current redactor, which also lists the credentials (for cuts, see `cutText`). */
+  get redactor(): Redactor {
+    return this.#redact;
+  }
+
   /**
    * The error with every credential hidden: its message, stack and Status, and those of its causes
    * (an exec plugin's failure quotes its stderr; a webhook may quote the token it refused).

@@ -1,6 +1,6 @@
 // How a failed request is told to the caller: a RequestError that names the step and target, says
 // in words what happened, and whether a mutation's outcome is unknown.
-import { type Redactor, redactStatus, RequestError, stoppedBy } from './errors.ts';
+import { cutText, type Redactor, redactStatus, RequestError, stoppedBy } from './errors.ts';
 import { isRecord } from './json.ts';
 
 /** What the request layer knows of a request when it fails. */
@@ -140,12 +140,19 @@ export function closedBeforeSending(
   return new RequestError(request.step, request.target, `the Connection was closed ${when}`);
 }
 
-/** An answer outside 2xx, with the server's Status when it sent one. */
+/** Characters of a body that is not a Status (a gateway's page, say) quoted in the error. */
+const QUOTED_BODY = 200;
+
+/**
+ * An answer outside 2xx, with the server's Status when it sent one. `body` was parsed from text
+ * the Connection had already redacted (`credentials`), so nothing is cut before it is clean.
+ */
 export function statusError(
   request: FailedRequest,
   code: number,
   body: unknown,
-  hint?: string,
+  hint: string | undefined,
+  credentials: Redactor,
 ): RequestError {
   const redact = request.redact ?? ((t: string) => t);
   const advice = hint === undefined ? '' : `; ${hint}`;
@@ -165,6 +172,9 @@ export function statusError(
       { code, ...(reason ? { reason } : {}), status },
     );
   }
-  const text = typeof body === 'string' ? redact(body.trim()).slice(0, 200) : 'no Status in the response';
+  const text =
+    typeof body === 'string'
+      ? cutText(redact(body.trim()), QUOTED_BODY, redact, credentials)
+      : 'no Status in the response';
   return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { code });
 }
