@@ -10,6 +10,7 @@ import { RequestError, stoppedBy } from './errors.ts';
 import {
   abortedBeforeSending,
   closedBeforeSending,
+  credentialsError,
   deadlineError,
   type FailedRequest,
   statusError,
@@ -184,9 +185,11 @@ export class ClusterConnection implements Connection {
     signal: AbortSignal | undefined,
     traced: Traced | undefined,
   ): Promise<Answer> {
-    const auth = await this.#credentials.headers().catch((error: unknown) => {
-      throw new CredentialsError(error);
-    });
+    const auth = await this.#credentials
+      .headers(() => this.#credentialsSignal(request, timeouts))
+      .catch((error: unknown) => {
+        throw new CredentialsError(error);
+      });
     const headers: Record<string, string> = {
       ...auth,
       accept: 'application/json',
@@ -202,6 +205,15 @@ export class ClusterConnection implements Connection {
       signal,
       traced,
     });
+  }
+
+  /**
+   * Waiting for an exec plugin is part of the request: its connect + read limit, its signal and
+   * close() end the wait (and the last wait to end kills the plugin).
+   */
+  #credentialsSignal(request: ApiRequest, timeouts: Timeouts): AbortSignal {
+    const stops = [deadlineOf(timeouts), this.#closing.signal];
+    return AbortSignal.any(request.signal ? [...stops, request.signal] : stops);
   }
 
   /**
@@ -239,14 +251,23 @@ export class ClusterConnection implements Connection {
     try {
       return await this.#attempt(request, timeouts, signal, traced);
     } catch (error) {
-      const failure = this.#credentials.scrub(
-        signal?.aborted && !request.signal?.aborted && !this.closed
-          ? deadlineError(error, request, timeouts)
-          : transportError(error, request, timeouts, request.signal, this.#proxy),
-      );
+      const failure = this.#credentials.scrub(this.#explain(error, request, timeouts, signal));
       debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
       throw failure;
     }
+  }
+
+  #explain(
+    error: unknown,
+    request: ApiRequest,
+    timeouts: Timeouts,
+    signal: AbortSignal | undefined,
+  ): RequestError {
+    if (error instanceof CredentialsError)
+      return credentialsError(error, request, timeouts, request.signal, this.closed);
+    if (signal?.aborted && !request.signal?.aborted && !this.closed)
+      return deadlineError(error, request, timeouts);
+    return transportError(error, request, timeouts, request.signal, this.#proxy);
   }
 
   /** Sends one request; answers 2xx with the parsed body, throws RequestError for everything else. */
@@ -402,6 +423,7 @@ export class ClusterConnection implements Connection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.#closing.abort();
+    this.#credentials.close();
     await this.#transport.close();
   }
 

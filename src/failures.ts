@@ -69,17 +69,6 @@ export function transportError(
       ...(kind ? { kind } : {}),
     });
   if (codes.includes('OTC_CONNECTION_CLOSED')) return fail('the Connection was closed');
-  if (codes.includes('OTC_CREDENTIALS')) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return new RequestError(
-      request.step,
-      request.target,
-      `could not get credentials, so nothing was sent: ${detail}`,
-      {
-        cause: error,
-      },
-    );
-  }
   const refused = withCode(error, 'OTC_PROXY');
   // The tunnel never opened, so the request never left: no unknown outcome.
   if (refused)
@@ -114,6 +103,37 @@ export function transportError(
     .join(': ');
   const via = proxy ? ` through proxy ${proxy}` : '';
   return fail(`request failed${via}${code ? ` (${code})` : ''}: ${detailed || text}`);
+}
+
+/**
+ * Getting the credentials failed, or this request stopped waiting for an exec plugin (its
+ * connect + read limit, its signal, close()): either way nothing was sent.
+ */
+export function credentialsError(
+  error: unknown,
+  request: FailedRequest,
+  limits: Limits,
+  signal: AbortSignal | undefined,
+  closed: boolean,
+): RequestError {
+  const { step, target } = request;
+  const waiting = withCode(error, 'OTC_EXEC_NOT_ANSWERED');
+  if (!waiting) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return new RequestError(step, target, `could not get credentials, so nothing was sent: ${detail}`, {
+      cause: error,
+    });
+  }
+  const before = ` before the request was sent: the ${waiting.message}`;
+  if (closed) return new RequestError(step, target, `the Connection was closed${before}`, { cause: error });
+  if (signal?.aborted) return stoppedBy(step, target, signal, before, error);
+  const limit = limits.connect + limits.read;
+  return new RequestError(
+    step,
+    target,
+    `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${before}`,
+    { cause: error, kind: 'timeout' },
+  );
 }
 
 /** The operation's own connect + read deadline ended the request. */
