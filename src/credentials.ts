@@ -190,11 +190,6 @@ export class Credentials {
     return headers;
   }
 
-  /** The exec plugin's name for errors, when the credentials come from one. */
-  get plugin(): string | undefined {
-    return this.#plugin?.label;
-  }
-
   /** Kills an exec plugin still running; none runs after it. */
   close(): void {
     this.#plugin?.close();
