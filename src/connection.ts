@@ -196,7 +196,7 @@ export class ClusterConnection implements Connection {
       'user-agent': USER_AGENT,
     };
     if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/json';
-    return transport.send({
+    const answer = await transport.send({
       method: request.method,
       path: this.#basePath + pathWithQuery(request),
       headers,
@@ -205,6 +205,8 @@ export class ClusterConnection implements Connection {
       signal,
       traced,
     });
+    if (answer.code === 401) this.#credentials.refused(auth);
+    return answer;
   }
 
   /**

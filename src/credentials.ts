@@ -190,6 +190,11 @@ export class Credentials {
     return headers;
   }
 
+  /** The server answered 401 to a request sent with `headers`. */
+  refused(headers: Record<string, string>): void {
+    this.#plugin?.refused(headers.Authorization);
+  }
+
   /** Kills an exec plugin still running; none runs after it. */
   close(): void {
     this.#plugin?.close();

@@ -181,6 +181,17 @@ export class ExecPlugin {
     }
   }
 
+  /**
+   * The server refused the credential sent as `authorization` (a 401): if it is still the cached
+   * one, the next request runs the plugin again, as client-go's maybeRefreshCreds does.
+   */
+  refused(authorization: string | undefined): void {
+    const cached = this.#cached;
+    if (!cached) return;
+    const sent = cached.token === undefined ? undefined : `Bearer ${cached.token}`;
+    if (sent === authorization) this.#cached = undefined;
+  }
+
   /** Kills a run under way; nothing runs after it. */
   close(): void {
     this.#closed = true;

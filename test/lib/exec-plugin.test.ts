@@ -115,6 +115,30 @@ describe.each(['h2', 'http1'] as const)('over %s', (protocol) => {
     expect(shared.runs()).toHaveLength(3);
   }, 30_000);
 
+  test('a 401 makes the next request run the plugin again, as client-go does after a refusal', async () => {
+    const refreshed = await plugin([{ token: TOKEN, expires: inAnHour() }]);
+    const api = await ocp.connect({ kubeconfig: refreshed.kubeconfig });
+    onTestFinished(async () => {
+      sim.clearFaults();
+      await api.close();
+    });
+    sim.addFault({
+      method: 'GET',
+      path: /\/templates\/worker-template$/,
+      nth: 1,
+      action: { type: 'status', code: 401, reason: 'Unauthorized', message: 'Unauthorized' },
+    });
+    const refused = instance(
+      await rejection(ocp.process('worker-template', { VM_NAME: 'r' }, { ...WORKER, api })),
+      ocp.RequestError,
+    );
+    expect(refused.code).toBe(401);
+    expect(refreshed.runs()).toHaveLength(1);
+    await ocp.process('worker-template', { VM_NAME: 'r' }, { ...WORKER, api });
+    await ocp.process('worker-template', { VM_NAME: 's' }, { ...WORKER, api });
+    expect(refreshed.runs()).toHaveLength(2);
+  });
+
   test('a plugin gets KUBERNETES_EXEC_INFO, the env entries and the cluster, as client-go hands them', async () => {
     const told = await plugin([{ token: TOKEN, expires: inAnHour() }], {
       env: [{ name: 'OTS_PLUGIN_EXTRA', value: 'from the kubeconfig' }],
