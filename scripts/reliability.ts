@@ -25,7 +25,10 @@ if (run.status !== 0) {
 }
 
 const of = (kind: string): unknown => entries.find((e) => e.kind === kind)?.data;
-const rows = (of('fault-matrix') ?? []) as MatrixRow[];
+const rows = [
+  ...((of('fault-matrix') ?? []) as MatrixRow[]),
+  ...((of('credential-plugins') ?? []) as MatrixRow[]),
+];
 const properties = of('properties') as { counts: Record<string, number>; total: number } | undefined;
 const load = of('load-50') as
   { requests: number; connections: number; handshakes: number; protocol: string } | undefined;
@@ -55,7 +58,11 @@ are on the server and every object on the server is either reported or reported 
 outcome; for \`delete\`, the same against what the server no longer holds; the connection still
 usable; no socket left open after \`close()\`. Connection-level faults (refused, TLS) are injected at
 connect, and a refused connection also at the second apply (the server goes down after the first).
-A read timeout is 300 ms in this matrix. The simulator offers HTTP/2 first, as kube-apiserver
+A read timeout is 300 ms in this matrix. The credential-plugin rows
+(\`test/reliability/credential-plugins.test.ts\`) connect as a user whose exec plugin's credential
+has expired by the Template GET, and make the plugin's next run hang, fail or be slow (one job, or
+20 at once sharing the run); "attempts" there counts the requests the server saw, and a run the
+library stopped must have left no process behind. The simulator offers HTTP/2 first, as kube-apiserver
 does, so the library speaks HTTP/2 in the table below; \`npm run test:http1\` (in \`.ci/run\`)
 passes the same matrix against an HTTP/1.1-only server.
 

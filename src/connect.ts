@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { kubeconfigSecrets } from './credentials.ts';
+import { kubeconfigSecrets, withoutExecPlugin } from './credentials.ts';
 import { ClusterConnection, DEFAULT_MAX_SOCKETS, DEFAULT_TIMEOUT, toTimeouts } from './connection.ts';
 import { parseDiscovery } from './discovery.ts';
 import { abortedBeforeSending } from './failures.ts';
@@ -138,7 +138,8 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
   const proxy = proxyOf(kc);
   let tls: Record<string, unknown>;
   try {
-    tls = await tlsOptions(kc);
+    // The exec plugin runs at the first request, within its limits (credentials.ts).
+    tls = await tlsOptions(withoutExecPlugin(kc, k8s));
   } catch (error) {
     throw loadError('the TLS settings of the current context', error, makeRedactor(kubeconfigSecrets(kc)));
   }

@@ -10,6 +10,7 @@ import { RequestError, stoppedBy } from './errors.ts';
 import {
   abortedBeforeSending,
   closedBeforeSending,
+  credentialsError,
   deadlineError,
   type FailedRequest,
   statusError,
@@ -184,16 +185,18 @@ export class ClusterConnection implements Connection {
     signal: AbortSignal | undefined,
     traced: Traced | undefined,
   ): Promise<Answer> {
-    const auth = await this.#credentials.headers().catch((error: unknown) => {
-      throw new CredentialsError(error);
-    });
+    const auth = await this.#credentials
+      .headers(() => this.#credentialsSignal(request, timeouts))
+      .catch((error: unknown) => {
+        throw new CredentialsError(error);
+      });
     const headers: Record<string, string> = {
       ...auth,
       accept: 'application/json',
       'user-agent': USER_AGENT,
     };
     if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/json';
-    return transport.send({
+    const answer = await transport.send({
       method: request.method,
       path: this.#basePath + pathWithQuery(request),
       headers,
@@ -202,6 +205,17 @@ export class ClusterConnection implements Connection {
       signal,
       traced,
     });
+    if (answer.code === 401) this.#credentials.refused(auth);
+    return answer;
+  }
+
+  /**
+   * Waiting for an exec plugin is part of the request: its connect + read limit, its signal and
+   * close() end the wait (and the last wait to end kills the plugin).
+   */
+  #credentialsSignal(request: ApiRequest, timeouts: Timeouts): AbortSignal {
+    const stops = [deadlineOf(timeouts), this.#closing.signal];
+    return AbortSignal.any(request.signal ? [...stops, request.signal] : stops);
   }
 
   /**
@@ -239,14 +253,23 @@ export class ClusterConnection implements Connection {
     try {
       return await this.#attempt(request, timeouts, signal, traced);
     } catch (error) {
-      const failure = this.#credentials.scrub(
-        signal?.aborted && !request.signal?.aborted && !this.closed
-          ? deadlineError(error, request, timeouts)
-          : transportError(error, request, timeouts, request.signal, this.#proxy),
-      );
+      const failure = this.#credentials.scrub(this.#explain(error, request, timeouts, signal));
       debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
       throw failure;
     }
+  }
+
+  #explain(
+    error: unknown,
+    request: ApiRequest,
+    timeouts: Timeouts,
+    signal: AbortSignal | undefined,
+  ): RequestError {
+    if (error instanceof CredentialsError)
+      return credentialsError(error, request, timeouts, request.signal, this.closed);
+    if (signal?.aborted && !request.signal?.aborted && !this.closed)
+      return deadlineError(error, request, timeouts);
+    return transportError(error, request, timeouts, request.signal, this.#proxy);
   }
 
   /** Sends one request; answers 2xx with the parsed body, throws RequestError for everything else. */
@@ -280,14 +303,21 @@ export class ClusterConnection implements Connection {
       );
       await this.#pause(delay, request);
     }
-    const body = parseBody(answer.text);
     if (answer.code < 200 || answer.code >= 300) {
+      // Redacted before it is parsed, cut or formatted: a gateway's page may echo a header.
+      const body = parseBody(this.#credentials.redact(answer.text));
       const hints = [
         ...(answer.code === 401 ? [this.#credentialsHint] : []),
         ...(answer.code === 429 ? [overloadHint(retries, waited, delay)] : []),
       ];
       const failure = this.#credentials.scrub(
-        statusError(request, answer.code, body, hints.length > 0 ? hints.join('; ') : undefined),
+        statusError(
+          request,
+          answer.code,
+          body,
+          hints.length > 0 ? hints.join('; ') : undefined,
+          this.#credentials.redactor,
+        ),
       );
       debug('%s %s %d %dms %s', request.method, request.path, answer.code, elapsed(), failure.message);
       throw failure;
@@ -301,6 +331,7 @@ export class ClusterConnection implements Connection {
       request.step,
       request.target,
     );
+    const body = parseBody(answer.text);
     if (!isRecord(body)) {
       throw new RequestError(
         request.step,
@@ -394,6 +425,7 @@ export class ClusterConnection implements Connection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.#closing.abort();
+    this.#credentials.close();
     await this.#transport.close();
   }
 

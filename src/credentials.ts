@@ -1,11 +1,13 @@
 // Where a Connection's credentials come from, how often they are asked for, and what of them
 // must never be printed. Static ones (a token, basic auth, a client certificate) are read once.
-// Exec plugins and token files (in-cluster ServiceAccounts) are asked at every request, but
-// only for the authorization header: client-node caches an exec credential until it expires
-// and re-reads a token file at most once a minute, as client-go does
-// (kubernetes/client-go transport/token_source.go), and no TLS state is rebuilt per request.
-import type { KubeConfig } from '@kubernetes/client-node';
+// An exec plugin is run by the library itself (exec-plugin.ts), once at a time, its credential
+// cached until it expires. Auth providers and token files (in-cluster ServiceAccounts) are asked
+// at every request, but only for the authorization header: client-node re-reads a token file at
+// most once a minute, as client-go does (kubernetes/client-go transport/token_source.go), and no
+// TLS state is rebuilt per request.
+import type { KubeConfig, User } from '@kubernetes/client-node';
 import { makeRedactor, type Redactor, redactStatus, RequestError } from './errors.ts';
+import { type ExecCluster, type ExecConfig, ExecPlugin } from './exec-plugin.ts';
 import type { ClientNode } from './runtime.ts';
 
 /** What client-node's authenticators fill in (its `applyAuthorizationHeader`, see `authorizer`). */
@@ -45,6 +47,45 @@ export function kubeconfigSecrets(kc: KubeConfig): string[] {
   );
 }
 
+/**
+ * The kubeconfig as client-node may see it: without the current user's exec plugin, which the
+ * library runs itself, so client-node never spawns one with no limit and no handle.
+ */
+export function withoutExecPlugin(kc: KubeConfig, k8s: ClientNode): KubeConfig {
+  const user = kc.getCurrentUser();
+  if (!user?.exec) return kc;
+  const copy = new k8s.KubeConfig();
+  copy.loadFromOptions({
+    clusters: kc.clusters,
+    users: kc.users.map((u) => (u.name === user.name ? (({ exec: _, ...rest }: User) => rest)(u) : u)),
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
+  return copy;
+}
+
+/**
+ * As client-go: a user's token, basic auth or client certificate wins over its exec plugin, which
+ * then never runs (exec.go, UpdateTransportConfig).
+ */
+function execConfigOf(user: User | null): ExecConfig | undefined {
+  if (!user?.exec || user.token || user.username || user.certData || user.certFile) return undefined;
+  return user.exec as ExecConfig;
+}
+
+function clusterInfo(kc: KubeConfig, tls: Record<string, unknown> | undefined): ExecCluster {
+  const cluster = kc.getCurrentCluster();
+  const ca = tls?.ca;
+  const caData = typeof ca === 'string' || Buffer.isBuffer(ca) ? Buffer.from(ca).toString('base64') : '';
+  return {
+    server: cluster?.server ?? '',
+    ...(cluster?.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
+    ...(cluster?.skipTLSVerify ? { 'insecure-skip-tls-verify': true } : {}),
+    ...(caData ? { 'certificate-authority-data': caData } : {}),
+    ...(cluster?.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
+  };
+}
+
 export class Credentials {
   readonly #kc: KubeConfig;
   readonly #k8s: ClientNode;
@@ -56,21 +97,35 @@ export class Credentials {
   #redact: Redactor = (t) => t;
   #static: Promise<Record<string, string>> | undefined;
   #certificate: string | undefined;
+  readonly #plugin: ExecPlugin | undefined;
   /** Called when an exec plugin hands out a new client certificate. */
   onCertificate: ((certificate: ClientCertificate) => void) | undefined;
 
   constructor(kc: KubeConfig, k8s: ClientNode, tls: Record<string, unknown> | undefined) {
-    this.#kc = kc;
+    this.#kc = withoutExecPlugin(kc, k8s);
     this.#k8s = k8s;
     const user = kc.getCurrentUser();
-    this.#dynamic = Boolean(user?.exec ?? user?.authProvider);
-    this.#authorize = authorizer(kc);
+    const exec = execConfigOf(user);
+    this.#plugin =
+      exec &&
+      new ExecPlugin(exec, clusterInfo(kc, tls), {
+        remember: (values) => {
+          this.remember(values);
+        },
+        redactor: () => this.#redact,
+      });
+    this.#dynamic = Boolean(this.#plugin ?? user?.authProvider);
+    this.#authorize = authorizer(this.#kc);
     this.#certificate = text(tls?.cert);
     this.remember([...kubeconfigSecrets(kc), text(tls?.key)]);
   }
 
-  /** The authentication headers for the next request. */
-  headers(): Promise<Record<string, string>> {
+  /**
+   * The authentication headers for the next request. Waiting for an exec plugin is part of the
+   * request, so `bound()` gives the signal that ends the wait; it is made only when one is needed.
+   */
+  headers(bound: () => AbortSignal): Promise<Record<string, string>> {
+    if (this.#plugin) return this.#pluginHeaders(this.#plugin, bound);
     if (this.#static) return this.#static;
     const headers =
       this.#dynamic && this.#authorize ? this.#dynamicHeaders(this.#authorize) : this.#publicPath();
@@ -85,6 +140,11 @@ export class Credentials {
   /** Hides every credential the Connection ever held. */
   redact(value: string): string {
     return this.#redact(value);
+  }
+
+  /** The current redactor, which also lists the credentials (for cuts, see `cutText`). */
+  get redactor(): Redactor {
+    return this.#redact;
   }
 
   /**
@@ -130,13 +190,36 @@ export class Credentials {
     return headers;
   }
 
+  /** The server answered 401 to a request sent with `headers`. */
+  refused(headers: Record<string, string>): void {
+    this.#plugin?.refused(headers.Authorization);
+  }
+
+  /** Kills an exec plugin still running; none runs after it. */
+  close(): void {
+    this.#plugin?.close();
+  }
+
+  async #pluginHeaders(plugin: ExecPlugin, bound: () => AbortSignal): Promise<Record<string, string>> {
+    const credential = await plugin.credential(bound);
+    const headers: Record<string, string> = {};
+    if (credential.token !== undefined) headers.Authorization = `Bearer ${credential.token}`;
+    this.#impersonate(headers);
+    if (credential.certificate) this.#observe(credential.certificate);
+    return headers;
+  }
+
+  #impersonate(headers: Record<string, string>): void {
+    // applySecurityAuthentication adds this in its TLS half, which the per-request paths skip.
+    const impersonate = this.#kc.getCurrentUser()?.impersonateUser;
+    if (impersonate) headers['Impersonate-User'] = impersonate;
+  }
+
   async #dynamicHeaders(authorize: (opts: AuthOptions) => Promise<void>): Promise<Record<string, string>> {
     const opts: AuthOptions = { headers: {} };
     await authorize(opts);
     const headers = { ...opts.headers };
-    // applySecurityAuthentication adds this in its TLS half, which this path skips.
-    const impersonate = this.#kc.getCurrentUser()?.impersonateUser;
-    if (impersonate) headers['Impersonate-User'] = impersonate;
+    this.#impersonate(headers);
     this.#rememberHeaders(headers);
     const cert = text(opts.cert);
     const key = text(opts.key);

@@ -1,6 +1,6 @@
 // How a failed request is told to the caller: a RequestError that names the step and target, says
 // in words what happened, and whether a mutation's outcome is unknown.
-import { type Redactor, redactStatus, RequestError, stoppedBy } from './errors.ts';
+import { cutText, type Redactor, redactStatus, RequestError, stoppedBy } from './errors.ts';
 import { isRecord } from './json.ts';
 
 /** What the request layer knows of a request when it fails. */
@@ -69,17 +69,6 @@ export function transportError(
       ...(kind ? { kind } : {}),
     });
   if (codes.includes('OTC_CONNECTION_CLOSED')) return fail('the Connection was closed');
-  if (codes.includes('OTC_CREDENTIALS')) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return new RequestError(
-      request.step,
-      request.target,
-      `could not get credentials, so nothing was sent: ${detail}`,
-      {
-        cause: error,
-      },
-    );
-  }
   const refused = withCode(error, 'OTC_PROXY');
   // The tunnel never opened, so the request never left: no unknown outcome.
   if (refused)
@@ -116,6 +105,37 @@ export function transportError(
   return fail(`request failed${via}${code ? ` (${code})` : ''}: ${detailed || text}`);
 }
 
+/**
+ * Getting the credentials failed, or this request stopped waiting for an exec plugin (its
+ * connect + read limit, its signal, close()): either way nothing was sent.
+ */
+export function credentialsError(
+  error: unknown,
+  request: FailedRequest,
+  limits: Limits,
+  signal: AbortSignal | undefined,
+  closed: boolean,
+): RequestError {
+  const { step, target } = request;
+  const waiting = withCode(error, 'OTC_EXEC_NOT_ANSWERED');
+  if (!waiting) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return new RequestError(step, target, `could not get credentials, so nothing was sent: ${detail}`, {
+      cause: error,
+    });
+  }
+  const before = ` before the request was sent: the ${waiting.message}`;
+  if (closed) return new RequestError(step, target, `the Connection was closed${before}`, { cause: error });
+  if (signal?.aborted) return stoppedBy(step, target, signal, before, error);
+  const limit = limits.connect + limits.read;
+  return new RequestError(
+    step,
+    target,
+    `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${before}`,
+    { cause: error, kind: 'timeout' },
+  );
+}
+
 /** The operation's own connect + read deadline ended the request. */
 export function deadlineError(error: unknown, request: FailedRequest, limits: Limits): RequestError {
   const limit = limits.connect + limits.read;
@@ -140,12 +160,19 @@ export function closedBeforeSending(
   return new RequestError(request.step, request.target, `the Connection was closed ${when}`);
 }
 
-/** An answer outside 2xx, with the server's Status when it sent one. */
+/** Characters of a body that is not a Status (a gateway's page, say) quoted in the error. */
+const QUOTED_BODY = 200;
+
+/**
+ * An answer outside 2xx, with the server's Status when it sent one. `body` was parsed from text
+ * the Connection had already redacted (`credentials`), so nothing is cut before it is clean.
+ */
 export function statusError(
   request: FailedRequest,
   code: number,
   body: unknown,
-  hint?: string,
+  hint: string | undefined,
+  credentials: Redactor,
 ): RequestError {
   const redact = request.redact ?? ((t: string) => t);
   const advice = hint === undefined ? '' : `; ${hint}`;
@@ -165,6 +192,9 @@ export function statusError(
       { code, ...(reason ? { reason } : {}), status },
     );
   }
-  const text = typeof body === 'string' ? redact(body.trim()).slice(0, 200) : 'no Status in the response';
+  const text =
+    typeof body === 'string'
+      ? cutText(redact(body.trim()), QUOTED_BODY, redact, credentials)
+      : 'no Status in the response';
   return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { code });
 }

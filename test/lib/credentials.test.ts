@@ -42,7 +42,7 @@ test('tokens from exec plugins and token files never appear, while the failures 
     'Get Template "worker-template" in namespace "infra": 403 Forbidden: token [redacted] may not',
   );
   expect(result.execRefreshFailed).toMatch(
-    /Get Template .*: could not get credentials, so nothing was sent: refresh failed: \[redacted\] was revoked/,
+    /Get Template .*: could not get credentials, so nothing was sent: exec credential plugin ".*" failed with exit code 1: refresh failed: \[redacted\] was revoked$/,
   );
   expect(result.execRefreshed).toBe('ok');
   expect(result.fileQuoted).toMatch(

@@ -101,6 +101,46 @@ describe('redaction hides what is secret and nothing else', () => {
   });
 });
 
+describe('a gateway page that echoes the token is cut only after it is redacted', () => {
+  // 50 characters; the page puts 45 of them before the 200-character cut.
+  const TOKEN = 'gw-echo-token-7f3a9c1e5b2d8f4a6c0e9b7d5f3a1c8e6b4d';
+  const page = (header: string): string =>
+    `<html><body><h1>502 Bad Gateway</h1><pre>${'x'.repeat(155 - 41 - 22)}${header}</pre></body></html>`;
+
+  test.each([
+    ['the whole header across the cut', `Authorization: Bearer ${TOKEN}`],
+    ['the header folded at the cut', `Authorization: Bearer ${TOKEN.slice(0, 45)}\n${TOKEN.slice(45)}`],
+  ])('%s: neither the error nor the debug line keeps 8 of its characters', async (_name, header) => {
+    h.sim.addToken(TOKEN, { user: 'admin' });
+    const kubeconfig = await h.kubeconfigWith((config) => {
+      for (const user of config.users) user.user.token = TOKEN;
+    });
+    const body = page(header);
+    expect(body.indexOf(TOKEN.slice(0, 45)) + 45).toBe(200);
+    h.sim.addFault({
+      method: 'GET',
+      path: /\/templates\/worker-template$/,
+      action: { type: 'raw', code: 502, contentType: 'text/html', body },
+    });
+    const script = `
+      const ocp = await import(${JSON.stringify(new URL('../../src/index.ts', import.meta.url).href)});
+      const api = await ocp.connect({ kubeconfig: process.env.KC });
+      const error = await ocp.get('worker-template', { VM_NAME: 'gw' }, { ...${JSON.stringify(WORKER)}, api }).catch((e) => e);
+      console.log(error.message);
+      await api.close();
+    `;
+    const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, NODE_DEBUG: 'openshift-templates', KC: kubeconfig },
+    });
+    for (let start = 0; start + 8 <= TOKEN.length; start++) {
+      expect(stdout).not.toContain(TOKEN.slice(start, start + 8));
+      expect(stderr).not.toContain(TOKEN.slice(start, start + 8));
+    }
+    expect(stdout).toMatch(/^Get Template "worker-template" in namespace "infra": 502: <html>.*\[redacted\]/);
+    expect(stderr).toMatch(/GET \S+worker-template 502 \d+ms Get .*\[redacted\]/);
+  });
+});
+
 describe('reference-mode get checks the UID', () => {
   test('a replacement object of the same name is refused, naming both UIDs', async () => {
     const refs = await ocp.create('readable', PARAMS, { ...WORKER, api });

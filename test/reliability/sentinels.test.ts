@@ -22,6 +22,7 @@ test('no sentinel anywhere in the output of every scenario', async () => {
       'run',
       'test/lib',
       'test/reliability/fault-matrix.test.ts',
+      'test/reliability/credential-plugins.test.ts',
       'test/reliability/lies-and-load.test.ts',
       '--reporter=verbose',
     ],

@@ -1,0 +1,312 @@
+// An exec credential plugin, run by the rules of client-go's exec authenticator
+// (kubernetes/client-go plugin/pkg/client/auth/exec/exec.go) but with a handle on the child:
+// client-node's ExecAuth spawns it with no time limit and keeps no handle, so a hung plugin would
+// block every request and outlive close(). Here one run at a time serves every request waiting
+// for a credential (client-go locks and re-checks its cache the same way), and the child is
+// killed as soon as no request waits for it any more or the Connection closes.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cutText, type Redactor } from './errors.ts';
+import { isRecord } from './json.ts';
+import { waitFor } from './wait.ts';
+
+/** A kubeconfig user's `exec` stanza, as client-node hands it over (the kubeconfig's own keys). */
+export interface ExecConfig {
+  command?: unknown;
+  args?: unknown;
+  env?: unknown;
+  apiVersion?: unknown;
+  interactiveMode?: unknown;
+  provideClusterInfo?: unknown;
+  installHint?: unknown;
+}
+
+/** The cluster as client-go describes it to a plugin that asks for it (`provideClusterInfo`). */
+export interface ExecCluster {
+  server: string;
+  'tls-server-name'?: string;
+  'insecure-skip-tls-verify'?: boolean;
+  /** Base64, as Go encodes a byte slice in JSON. */
+  'certificate-authority-data'?: string;
+  'proxy-url'?: string;
+}
+
+export interface ExecCredential {
+  token: string | undefined;
+  certificate: { cert: string; key: string } | undefined;
+  /** Milliseconds since the epoch; without one the credential is kept for the Connection's life. */
+  expires: number | undefined;
+}
+
+/** What the plugin's owner does with what it printed: remember it, so it is never printed again. */
+export interface PluginOwner {
+  remember(values: (string | undefined)[]): void;
+  redactor(): Redactor;
+}
+
+const API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
+/** How much of a failed plugin's stderr an error quotes, redacted. */
+const QUOTED_STDERR = 300;
+/** A plugin that prints more than this is stopped: no ExecCredential is that big. */
+const MAX_OUTPUT = 1024 * 1024;
+
+/** The plugin could not be run, failed, or printed no usable ExecCredential. */
+export class ExecPluginError extends Error {
+  readonly code = 'OTC_EXEC_PLUGIN';
+  constructor(message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'ExecPluginError';
+  }
+}
+
+/** This request stopped waiting (its limit, its signal or close()) before the plugin answered. */
+export class PluginNotAnsweredError extends Error {
+  readonly code = 'OTC_EXEC_NOT_ANSWERED';
+  constructor(label: string) {
+    super(`${label} had not answered`);
+    this.name = 'PluginNotAnsweredError';
+  }
+}
+
+interface Run {
+  promise: Promise<ExecCredential>;
+  waiters: number;
+  stop: AbortController;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** What client-go refuses in an exec stanza before running anything, or undefined. */
+function configProblem(config: ExecConfig): string | undefined {
+  if (text(config.command) === undefined) return 'no command is set';
+  if (!API_VERSIONS.includes(String(config.apiVersion)))
+    return `invalid apiVersion ${JSON.stringify(config.apiVersion)} (${API_VERSIONS.join(' or ')})`;
+  const mode = config.interactiveMode ?? '';
+  if (typeof mode !== 'string') return 'interactiveMode is not a string';
+  // Always needs a terminal on standard input; a library never hands its host's stdin to a child.
+  if (mode === 'Always') return 'interactiveMode is Always, but this library runs plugins without a terminal';
+  if (!['', 'Never', 'IfAvailable'].includes(mode)) return `unknown interactiveMode ${JSON.stringify(mode)}`;
+  return undefined;
+}
+
+function argsOf(config: ExecConfig): string[] {
+  return Array.isArray(config.args) ? config.args.map(String) : [];
+}
+
+/** The kubeconfig's `env` entries, set over the process environment as client-go appends them. */
+function envOf(config: ExecConfig): Record<string, string> {
+  const entries = Array.isArray(config.env) ? (config.env as unknown[]) : [];
+  return Object.fromEntries(
+    entries.filter(isRecord).map((e) => [String(e.name), typeof e.value === 'string' ? e.value : '']),
+  );
+}
+
+/** Reads the plugin's stdout as client-go does: an ExecCredential of the configured version. */
+function parseCredential(output: string, apiVersion: string, label: string): ExecCredential {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(output);
+  } catch {
+    // The parser's message quotes the output, which holds the credential: no cause.
+    throw new ExecPluginError(`${label} printed no JSON ExecCredential on its standard output`);
+  }
+  if (!isRecord(parsed) || parsed.kind !== 'ExecCredential')
+    throw new ExecPluginError(`${label} printed something other than an ExecCredential`);
+  if (parsed.apiVersion !== apiVersion)
+    throw new ExecPluginError(`${label} is configured for ${apiVersion} but answered in another version`);
+  const status = parsed.status;
+  if (!isRecord(status)) throw new ExecPluginError(`${label} returned no status`);
+  const token = text(status.token);
+  const cert = text(status.clientCertificateData);
+  const key = text(status.clientKeyData);
+  if (token === undefined && cert === undefined && key === undefined)
+    throw new ExecPluginError(`${label} returned neither a token nor a client certificate and key`);
+  if ((cert === undefined) !== (key === undefined))
+    throw new ExecPluginError(`${label} returned only a client certificate or only a key, not both`);
+  const expiry = status.expirationTimestamp;
+  const expires = typeof expiry === 'string' ? Date.parse(expiry) : undefined;
+  if (expiry !== undefined && expiry !== null && (expires === undefined || Number.isNaN(expires)))
+    throw new ExecPluginError(`${label} returned an expirationTimestamp that is not a time`);
+  return {
+    token,
+    certificate: cert !== undefined && key !== undefined ? { cert, key } : undefined,
+    expires,
+  };
+}
+
+/** Expired as client-go judges it: strictly after the timestamp. */
+function expired(credential: ExecCredential): boolean {
+  return credential.expires !== undefined && Date.now() > credential.expires;
+}
+
+export class ExecPlugin {
+  readonly #config: ExecConfig;
+  readonly #owner: PluginOwner;
+  /** KUBERNETES_EXEC_INFO: the ExecCredential spec client-go hands every run. */
+  readonly #info: string;
+  /** `exec credential plugin "aws"`: the command only, never its arguments (they may hold secrets). */
+  readonly label: string;
+  #cached: ExecCredential | undefined;
+  #run: Run | undefined;
+  #closed = false;
+
+  constructor(config: ExecConfig, cluster: ExecCluster, owner: PluginOwner) {
+    this.#config = config;
+    this.#owner = owner;
+    this.label = `exec credential plugin ${JSON.stringify(text(config.command) ?? '')}`;
+    const spec = { interactive: false, ...(config.provideClusterInfo === true ? { cluster } : {}) };
+    this.#info = JSON.stringify({ kind: 'ExecCredential', apiVersion: config.apiVersion, spec });
+  }
+
+  /**
+   * The cached credential while it is valid, else the one the current run gets (starting one if
+   * none is under way). The signal `bound()` gives (made only when there is a wait) stops this
+   * caller's wait only; the last caller to stop waiting stops the run, which kills the plugin.
+   */
+  async credential(bound: () => AbortSignal): Promise<ExecCredential> {
+    const cached = this.#cached;
+    if (cached && !expired(cached)) return cached;
+    if (this.#closed) throw new PluginNotAnsweredError(this.label);
+    const run = (this.#run ??= this.#start());
+    run.waiters += 1;
+    try {
+      return await waitFor(run.promise, bound(), () => new PluginNotAnsweredError(this.label));
+    } finally {
+      run.waiters -= 1;
+      if (run.waiters === 0 && this.#run === run) {
+        this.#run = undefined;
+        run.stop.abort();
+      }
+    }
+  }
+
+  /**
+   * The server refused the credential sent as `authorization` (a 401): if it is still the cached
+   * one, the next request runs the plugin again, as client-go's maybeRefreshCreds does.
+   */
+  refused(authorization: string | undefined): void {
+    const cached = this.#cached;
+    if (!cached) return;
+    const sent = cached.token === undefined ? undefined : `Bearer ${cached.token}`;
+    if (sent === authorization) this.#cached = undefined;
+  }
+
+  /** Kills a run under way; nothing runs after it. */
+  close(): void {
+    this.#closed = true;
+    this.#run?.stop.abort();
+    this.#run = undefined;
+  }
+
+  #start(): Run {
+    const stop = new AbortController();
+    const run: Run = { promise: this.#execute(stop.signal), waiters: 0, stop };
+    const done = (): void => {
+      if (this.#run === run) this.#run = undefined;
+    };
+    run.promise.then((credential) => {
+      done();
+      if (!this.#closed) this.#cached = credential;
+    }, done);
+    return run;
+  }
+
+  #execute(stop: AbortSignal): Promise<ExecCredential> {
+    const problem = configProblem(this.#config);
+    if (problem !== undefined) return Promise.reject(new ExecPluginError(`${this.label}: ${problem}`));
+    const command = String(this.#config.command);
+    return new Promise<ExecCredential>((resolve, reject) => {
+      const child = spawn(command, argsOf(this.#config), {
+        env: { ...globalThis.process.env, ...envOf(this.#config), KUBERNETES_EXEC_INFO: this.#info },
+        // Never interactive: the host's stdin is not the plugin's to read (see configProblem).
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+      const kill = (why: string): void => {
+        stopChild(child);
+        reject(new ExecPluginError(`${this.label} ${why}`));
+      };
+      const onStop = (): void => {
+        kill('was stopped before it answered');
+      };
+      stop.addEventListener('abort', onStop, { once: true });
+      const output = collect(child, () => {
+        kill(`printed more than ${MAX_OUTPUT} bytes`);
+      });
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        stop.removeEventListener('abort', onStop);
+        reject(this.#spawnError(error));
+      });
+      child.on('close', (code, signal) => {
+        stop.removeEventListener('abort', onStop);
+        const { stdout, stderr } = output();
+        // Remembered before anything is parsed: no error below may quote any of it.
+        this.#owner.remember([stdout, stdout.trim()]);
+        if (code !== 0) {
+          reject(this.#exitError(code, signal, stderr));
+          return;
+        }
+        try {
+          const credential = parseCredential(stdout, String(this.#config.apiVersion), this.label);
+          const token = credential.token;
+          this.#owner.remember([
+            token,
+            token && `Bearer ${token}`,
+            credential.certificate?.key,
+            credential.certificate?.cert,
+          ]);
+          resolve(credential);
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
+  }
+
+  /** As client-go says it: the executable is missing, with the kubeconfig's install hint. */
+  #spawnError(error: NodeJS.ErrnoException): ExecPluginError {
+    const hint = text(this.#config.installHint);
+    if (error.code === 'ENOENT')
+      return new ExecPluginError(`${this.label}: executable not found${hint ? `; ${hint}` : ''}`, error);
+    return new ExecPluginError(`${this.label} could not be run: ${error.message}`, error);
+  }
+
+  /**
+   * A failed run, with the start of its stderr redacted and cut. client-go passes stderr through
+   * to the terminal; a library has none, so the error is the only place a user can read it.
+   */
+  #exitError(code: number | null, signal: NodeJS.Signals | null, stderr: string): ExecPluginError {
+    const how = code === null ? `was killed by ${String(signal)}` : `failed with exit code ${code}`;
+    const redactor = this.#owner.redactor();
+    const said = cutText(redactor(stderr.trim()), QUOTED_STDERR, redactor);
+    return new ExecPluginError(`${this.label} ${how}${said ? `: ${said}` : ''}`);
+  }
+}
+
+/** Kills the plugin and lets go of its pipes, so a grandchild holding them keeps nothing open here. */
+function stopChild(child: ChildProcess): void {
+  child.kill('SIGKILL');
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
+
+/** Gathers the child's stdout and stderr; `tooMuch` when together they pass MAX_OUTPUT. */
+function collect(child: ChildProcess, tooMuch: () => void): () => { stdout: string; stderr: string } {
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  let size = 0;
+  const take =
+    (into: Buffer[]) =>
+    (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_OUTPUT) tooMuch();
+      else into.push(chunk);
+    };
+  child.stdout?.on('data', take(stdout));
+  child.stderr?.on('data', take(stderr));
+  return () => ({
+    stdout: Buffer.concat(stdout).toString('utf8'),
+    stderr: Buffer.concat(stderr).toString('utf8'),
+  });
+}
