@@ -34,7 +34,8 @@ function loadFromList(k8s: typeof import('@kubernetes/client-node'), paths: read
   const kc = new k8s.KubeConfig();
   if (!inPod(globalThis.process.env)) {
     const files = paths.map((p) => `"${p}"`).join(', ');
-    throw new RequestError('Connect', 'KUBECONFIG', `none of the files it lists exists: ${files}`);
+    const problem = files ? `none of the files it lists exists: ${files}` : 'it lists no file';
+    throw new RequestError('Connect', 'KUBECONFIG', problem);
   }
   kc.loadFromCluster();
   return kc;
@@ -62,8 +63,11 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
     return kc;
   }
   const source = options.kubeconfig ? `kubeconfig "${options.kubeconfig}"` : 'the default kubeconfig';
-  const listed = options.kubeconfig ? [] : kubeconfigPaths(env.KUBECONFIG);
-  if (listed.length > 0) return checkedContext(loadFromList(k8s, listed), options, 'the KUBECONFIG files');
+  // Set but listing nothing (`:`) is, as in client-go, an empty list, not a reason to read ~/.kube/config.
+  if (!options.kubeconfig && env.KUBECONFIG) {
+    const listed = loadFromList(k8s, kubeconfigPaths(env.KUBECONFIG));
+    return checkedContext(listed, options, 'the KUBECONFIG files');
+  }
   if (!options.kubeconfig && !hasDefaultKubeconfig(env)) {
     throw new RequestError(
       'Connect',

@@ -111,6 +111,12 @@ describe('what cannot be loaded is named, never quoted', () => {
     expect(h.sim.log).toEqual([]);
   });
 
+  test('a KUBECONFIG of separators only lists nothing: a RequestError saying so', async () => {
+    process.env.KUBECONFIG = list('', '');
+    const error = instance(await rejection(ocp.connect()), ocp.RequestError);
+    expect(error.message).toBe('Connect KUBECONFIG: it lists no file');
+  });
+
   test('a listed file that does not parse names that file and not its content', async () => {
     const broken = await file('broken.yaml', 'users:\n- name: x\n  user: {token: "leaked-token-123"\n');
     process.env.KUBECONFIG = list(full, broken);
