@@ -8,36 +8,37 @@ import { ClusterConnection, DEFAULT_MAX_SOCKETS, DEFAULT_TIMEOUT, toTimeouts } f
 import { parseDiscovery } from './discovery.ts';
 import { abortedBeforeSending } from './failures.ts';
 import { loadClientNode } from './runtime.ts';
-import { makeRedactor, type Redactor, RequestError, ValidationError } from './errors.ts';
+import { makeRedactor, RequestError, ValidationError } from './errors.ts';
+import { kubeconfigPaths, loadError, loadKubeconfigList } from './kubeconfig.ts';
 import type { ConnectOptions } from './types.ts';
 import { checkConnectOptions } from './arguments.ts';
 import { type Proxy, proxyFor } from './proxy.ts';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
-function loadError(what: string, error: unknown, redact: Redactor = (t) => t): RequestError {
-  // YAML errors quote the offending line, which may hold a token: keep only the parser's reason.
-  const parsed = error as { name?: unknown; reason?: unknown; mark?: { line?: unknown } };
-  if (parsed.name === 'YAMLException') {
-    const safe = new Error(
-      `invalid YAML: ${String(parsed.reason)} (line ${Number(parsed.mark?.line ?? -1) + 1})`,
-    );
-    return new RequestError('Connect', what, safe.message, { cause: safe });
-  }
-  const text = error instanceof Error ? error.message : String(error);
-  // A file-system error (ENOENT, EACCES) keeps its code and path; only text that quotes a secret is copied.
-  const cause = redact(text) === text ? error : Object.assign(new Error(redact(text)), codeOf(error));
-  return new RequestError('Connect', what, redact(text), { cause });
-}
-
-function codeOf(error: unknown): { code?: string } {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? { code } : {};
-}
-
 function hasDefaultKubeconfig(env: NodeJS.ProcessEnv): boolean {
-  if (env.KUBECONFIG) return true;
   return existsSync(join(env.HOME ?? homedir(), '.kube', 'config')) || Boolean(env.KUBERNETES_SERVICE_HOST);
+}
+
+/** client-go's test for in-cluster config: the service environment and a ServiceAccount token. */
+function inPod(env: NodeJS.ProcessEnv): boolean {
+  return (
+    Boolean(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) && existsSync(SERVICE_ACCOUNT_TOKEN)
+  );
+}
+
+/** The KUBECONFIG list; when every file is missing, the pod's ServiceAccount as in client-go. */
+function loadFromList(k8s: typeof import('@kubernetes/client-node'), paths: readonly string[]): KubeConfig {
+  const merged = loadKubeconfigList(k8s, paths);
+  if (merged) return merged;
+  const kc = new k8s.KubeConfig();
+  if (!inPod(globalThis.process.env)) {
+    const files = paths.map((p) => `"${p}"`).join(', ');
+    const problem = files ? `none of the files it lists exists: ${files}` : 'it lists no file';
+    throw new RequestError('Connect', 'KUBECONFIG', problem);
+  }
+  kc.loadFromCluster();
+  return kc;
 }
 
 function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: ConnectOptions): KubeConfig {
@@ -62,6 +63,11 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
     return kc;
   }
   const source = options.kubeconfig ? `kubeconfig "${options.kubeconfig}"` : 'the default kubeconfig';
+  // Set but listing nothing (`:`) is, as in client-go, an empty list, not a reason to read ~/.kube/config.
+  if (!options.kubeconfig && env.KUBECONFIG) {
+    const listed = loadFromList(k8s, kubeconfigPaths(env.KUBECONFIG));
+    return checkedContext(listed, options, 'the KUBECONFIG files');
+  }
   if (!options.kubeconfig && !hasDefaultKubeconfig(env)) {
     throw new RequestError(
       'Connect',
@@ -75,6 +81,11 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
   } catch (error) {
     throw loadError(source, error);
   }
+  return checkedContext(kc, options, source);
+}
+
+/** The context asked for (else the current one), which must name a cluster. */
+function checkedContext(kc: KubeConfig, options: ConnectOptions, source: string): KubeConfig {
   if (options.context !== undefined) {
     if (!kc.getContextObject(options.context)) {
       const names = kc.getContexts().map((c) => `"${c.name}"`);

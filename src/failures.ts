@@ -44,6 +44,17 @@ function codesOf(error: unknown): string[] {
     .filter((c): c is string => c !== undefined);
 }
 
+// Node.js's own text for these suggests --use-system-ca; a cluster's CA belongs in the kubeconfig.
+const UNTRUSTED_CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+]);
+const UNTRUSTED_CERTIFICATE =
+  "the server's certificate is not signed by a CA this Connection trusts: give the kubeconfig's cluster the CA that signed it, as certificate-authority (a PEM file) or certificate-authority-data (base64 PEM); Node.js says: ";
 const READ_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'OTC_READ_TIMEOUT']);
 const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'OTC_CONNECT_TIMEOUT']);
 
@@ -102,7 +113,8 @@ export function transportError(
     .filter(Boolean)
     .join(': ');
   const via = proxy ? ` through proxy ${proxy}` : '';
-  return fail(`request failed${via}${code ? ` (${code})` : ''}: ${detailed || text}`);
+  const hint = UNTRUSTED_CERTIFICATE_CODES.has(code ?? '') ? UNTRUSTED_CERTIFICATE : '';
+  return fail(`request failed${via}${code ? ` (${code})` : ''}: ${hint}${detailed || text}`);
 }
 
 /**

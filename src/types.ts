@@ -51,7 +51,7 @@ export type WarningHandler = (warning: ServerWarning) => void;
 
 /** Where `connect()` takes credentials from, TLS verification and the default request timeout. */
 export interface ConnectOptions {
-  /** Path of a kubeconfig file. Default: `KUBECONFIG`, then `~/.kube/config`. */
+  /** Path of a kubeconfig file, which must exist. Default: the files `KUBECONFIG` lists, merged as kubectl merges them, else `~/.kube/config`. */
   kubeconfig?: string | undefined;
   /** Context to use from the kubeconfig. Default: its `current-context`. */
   context?: string | undefined;

@@ -100,3 +100,25 @@ describe('README', () => {
     ).toBe(true);
   });
 });
+
+describe('README table of contents', () => {
+  /** GitHub's heading anchor: lower case, punctuation but `-` and `_` dropped, each space a `-`. */
+  const anchor = (title: string): string =>
+    title
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
+
+  test('lists every section and subsection in order, each linked to its anchor', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const prose = readme.replace(/```[\s\S]*?```/g, '');
+    const headings = [...prose.matchAll(/^(##|###) (.+)$/gm)]
+      .map((m) => ({ depth: m[1] ?? '', title: m[2] ?? '' }))
+      .filter((h) => h.title !== 'Contents');
+    const contents = /^## Contents\n\n((?:\s*- .+\n)+)/m.exec(prose)?.[1] ?? '';
+    const expected = headings.map(
+      (h) => `${h.depth === '###' ? '  ' : ''}- [${h.title}](#${anchor(h.title)})`,
+    );
+    expect(contents.trimEnd().split('\n')).toEqual(expected);
+  });
+});

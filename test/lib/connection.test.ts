@@ -176,6 +176,23 @@ describe('TLS and credentials', () => {
     expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
   });
 
+  test("without the cluster's CA the TLS error points at the kubeconfig's certificate-authority first", async () => {
+    const path = await h.kubeconfigWith((c) => {
+      const cluster = c.clusters[0]?.cluster as Record<string, unknown> | undefined;
+      if (!cluster) return;
+      // Under `OTS_TEST_PROXY=https` the bundle also vouches for the proxy: only the server's CA goes.
+      const bundle = Buffer.from(String(cluster['certificate-authority-data']), 'base64').toString();
+      const rest = bundle.replace(h.sim.caCert, '');
+      if (rest.trim() === '') delete cluster['certificate-authority-data'];
+      else cluster['certificate-authority-data'] = Buffer.from(rest).toString('base64');
+    });
+    const error = instance(await rejection(ocp.connect({ kubeconfig: path })), ocp.RequestError);
+    expect(error.message).toMatch(
+      /request failed (through proxy \S+ )?\(UNABLE_TO_VERIFY_LEAF_SIGNATURE\): the server's certificate is not signed by a CA this Connection trusts: give the kubeconfig's cluster the CA that signed it, as certificate-authority \(a PEM file\) or certificate-authority-data \(base64 PEM\); Node\.js says: /,
+    );
+    expect(h.sim.log.filter((e) => e.path === '/api/v1')).toHaveLength(0);
+  });
+
   test('a certificate for another host name is refused', async () => {
     const path = await h.kubeconfigWith((c) => {
       const cluster = c.clusters[0]?.cluster as Record<string, unknown>;

@@ -138,6 +138,29 @@ describe('parameters', () => {
     const [object] = await ocp.process('typed', { FLAG: false, COUNT: 2.5 }, { ...WORKER, api });
     expect(object?.data).toEqual({ flag: 'false', count: '2.5' });
   });
+
+  test('very large and very small numbers render as decimal text, never in exponent notation', async () => {
+    h.sim.seedTemplate(
+      'magnitudes',
+      [{ name: 'BIG' }, { name: 'NEGATIVE' }, { name: 'TINY' }, { name: 'PLAIN' }],
+      [
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'magnitudes' },
+          data: { big: '${BIG}', negative: '${NEGATIVE}', tiny: '${TINY}', plain: '${PLAIN}' },
+        },
+      ],
+    );
+    const parameters = { BIG: 1e21, NEGATIVE: -1.2345678901234569e23, TINY: 1.5e-7, PLAIN: 2 ** 60 };
+    const [object] = await ocp.process('magnitudes', parameters, { ...WORKER, api });
+    expect(object?.data).toEqual({
+      big: '1000000000000000000000',
+      negative: '-123456789012345690000000',
+      tiny: '0.00000015',
+      plain: '1152921504606847000',
+    });
+  });
 });
 
 describe('namespace boundaries', () => {

@@ -1,7 +1,9 @@
-// The packed tarball, installed into a fresh project, used the ways users reach for it: ESM import,
-// CommonJS require, tsx, the README's two REPL recipes, an esbuild bundle, and an unsupported Node.
+// The README's install path on a fresh clone, as printed: the clone's `npm ci` and `npm pack`, the
+// Install section's and the ts-node recipe's `npm install` lines, then the package used the ways users
+// reach for it: ESM import, CommonJS require, tsx, the README's two REPL recipes, an esbuild bundle,
+// and an unsupported Node.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,45 +15,79 @@ const run = promisify(execFile);
 const EXPECTED = ['pkg-config', 'pkg-credentials', 'pkg'];
 
 let sim: Simulator;
+let root: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  project = await mkdtemp(join(tmpdir(), 'ots-package-'));
-  const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', project], {
-    cwd: resolve('.'),
-  });
-  const tarball = join(project, stdout.trim().split('\n').at(-1) ?? '');
+  root = await mkdtemp(join(tmpdir(), 'ots-package-'));
+  const readme = await readFile(resolve('README.md'), 'utf8');
+  await freshClone(join(root, 'openshift-template-client'));
+  // The Install section's clone steps, run as printed from the folder the clone is in.
+  await shell(cloneSteps(readme), root);
+  project = join(root, 'consumer');
+  await mkdir(project);
   await writeFile(
     join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }),
   );
-  await run(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      tarball,
-      'tsx@4',
-      'ts-node@10',
-      'typescript@5.9',
-      '@types/node@24',
-      'esbuild@0.28',
-    ],
-    {
-      cwd: project,
-    },
-  );
+  // The Install section's line, then the ts-node recipe's, exactly as printed, from the registry.
+  await shell(installLine(readme, '## Install'), project);
+  await shell(installLine(readme, '## From a REPL'), project);
+  await shell('npm install --no-audit --no-fund --loglevel=error tsx@4 esbuild@0.28', project);
   sim = await startSimulator();
   await sim.writeKubeconfig(join(project, 'kubeconfig.json'));
   env = { ...process.env, KUBECONFIG: join(project, 'kubeconfig.json') };
 });
 afterAll(async () => {
   await sim.close();
-  await rm(project, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
 });
+
+/** What a clone of this working tree holds: the files git tracks or would track, no dist/, no node_modules. */
+async function freshClone(into: string): Promise<void> {
+  const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: resolve('.'),
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  for (const path of stdout.split('\0').filter(Boolean)) {
+    await cp(resolve(path), join(into, path), { force: true }).catch((error: unknown) => {
+      // A file deleted in the working tree but not yet in git's index is not in a clone either.
+      if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+    });
+  }
+}
+
+async function shell(script: string, cwd: string): Promise<void> {
+  await run('sh', ['-e', '-c', script], { cwd, maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** The Install section's first shell block without its `git clone` line, which the copy stands in for. */
+function cloneSteps(readme: string): string {
+  const block = shellBlocks(section(readme, '## Install'))[0] ?? '';
+  const lines = block.split('\n').filter((l) => l.trim() !== '');
+  expect(lines[0]).toMatch(/^git clone \S.* openshift-template-client$/);
+  return lines.slice(1).join('\n');
+}
+
+/** The first `npm install` line of a section's shell blocks. */
+function installLine(readme: string, heading: string): string {
+  const lines = shellBlocks(section(readme, heading)).flatMap((b) => b.split('\n'));
+  const line = lines.find((l) => l.startsWith('npm install '));
+  if (!line) throw new Error(`README section ${heading} has no npm install line`);
+  return line;
+}
+
+function section(readme: string, heading: string): string {
+  const start = readme.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`README has no section ${heading}`);
+  const end = readme.indexOf('\n## ', start + heading.length + 2);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+function shellBlocks(text: string): string[] {
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+}
 
 const OPTIONS = "{ namespace: 'workers', templateNamespace: 'infra' }";
 
@@ -63,8 +99,22 @@ async function node(file: string, source: string, command: string[] = [process.e
 }
 
 describe('the packed tarball', () => {
+  test('packed on a fresh clone, it holds the built dist/', async () => {
+    const clone = join(root, 'openshift-template-client');
+    const { version } = JSON.parse(await readFile(join(clone, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const { stdout } = await run('tar', ['-tzf', join(clone, `openshift-template-client-${version}.tgz`)]);
+    const paths = stdout.split('\n').filter(Boolean);
+    expect(paths).toContain('package/dist/index.js');
+    expect(paths).toContain('package/dist/index.d.ts');
+  });
+
   test('contains only what users need', async () => {
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: resolve('.') });
+    // `--ignore-scripts`: the build already ran, and its output would come before the JSON.
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: resolve('.'),
+    });
     const [info] = JSON.parse(stdout) as { files: { path: string }[] }[];
     const paths = (info?.files ?? []).map((f) => f.path);
     expect(
