@@ -15,6 +15,9 @@ import { type Proxy, proxyFor } from './proxy.ts';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
+/** A kubeconfig or ServiceAccount that cannot be used: nothing was sent. */
+const UNLOADABLE = { code: 'OTC_KUBECONFIG', outcome: 'not-sent' } as const;
+
 function loadError(what: string, error: unknown, redact: Redactor = (t) => t): RequestError {
   // YAML errors quote the offending line, which may hold a token: keep only the parser's reason.
   const parsed = error as { name?: unknown; reason?: unknown; mark?: { line?: unknown } };
@@ -22,12 +25,12 @@ function loadError(what: string, error: unknown, redact: Redactor = (t) => t): R
     const safe = new Error(
       `invalid YAML: ${String(parsed.reason)} (line ${Number(parsed.mark?.line ?? -1) + 1})`,
     );
-    return new RequestError('Connect', what, safe.message, { cause: safe });
+    return new RequestError('Connect', what, safe.message, { cause: safe, ...UNLOADABLE });
   }
   const text = error instanceof Error ? error.message : String(error);
   // A file-system error (ENOENT, EACCES) keeps its code and path; only text that quotes a secret is copied.
   const cause = redact(text) === text ? error : Object.assign(new Error(redact(text)), codeOf(error));
-  return new RequestError('Connect', what, redact(text), { cause });
+  return new RequestError('Connect', what, redact(text), { cause, ...UNLOADABLE });
 }
 
 function codeOf(error: unknown): { code?: string } {
@@ -49,6 +52,7 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
         'Connect',
         'in-cluster ServiceAccount',
         'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set; not running in a pod?',
+        UNLOADABLE,
       );
     }
     if (!existsSync(SERVICE_ACCOUNT_TOKEN)) {
@@ -56,6 +60,7 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
         'Connect',
         'in-cluster ServiceAccount',
         `no ServiceAccount token at ${SERVICE_ACCOUNT_TOKEN}`,
+        UNLOADABLE,
       );
     }
     kc.loadFromCluster();
@@ -67,6 +72,7 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
       'Connect',
       source,
       'no KUBECONFIG, no ~/.kube/config and no in-cluster ServiceAccount found',
+      UNLOADABLE,
     );
   }
   try {
@@ -84,7 +90,7 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
     kc.setCurrentContext(options.context);
   }
   if (!kc.getCurrentCluster()) {
-    throw new RequestError('Connect', source, 'the current context names no cluster');
+    throw new RequestError('Connect', source, 'the current context names no cluster', UNLOADABLE);
   }
   return kc;
 }

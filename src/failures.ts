@@ -129,7 +129,7 @@ export function deadlineError(error: unknown, request: FailedRequest, limits: Li
 
 /** The signal had fired before anything was sent: nothing reached the server. */
 export function abortedBeforeSending(step: string, target: string, signal: AbortSignal): RequestError {
-  return stoppedBy(step, target, signal, ' before the request was sent');
+  return stoppedBy(step, target, signal, ' before the request was sent', signal.reason, 'not-sent');
 }
 
 /** close() came first: nothing of this request was sent. */
@@ -137,7 +137,10 @@ export function closedBeforeSending(
   request: FailedRequest,
   when = 'before the request was sent',
 ): RequestError {
-  return new RequestError(request.step, request.target, `the Connection was closed ${when}`);
+  return new RequestError(request.step, request.target, `the Connection was closed ${when}`, {
+    code: 'OTC_CONNECTION_CLOSED',
+    outcome: 'not-sent',
+  });
 }
 
 /** An answer outside 2xx, with the server's Status when it sent one. */
@@ -162,9 +165,9 @@ export function statusError(
       request.step,
       request.target,
       `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`,
-      { code, ...(reason ? { reason } : {}), status },
+      { statusCode: code, ...(reason ? { reason } : {}), status },
     );
   }
   const text = typeof body === 'string' ? redact(body.trim()).slice(0, 200) : 'no Status in the response';
-  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { code });
+  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { statusCode: code });
 }
