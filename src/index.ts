@@ -80,7 +80,7 @@ const DEFAULT_FIELD_MANAGER = 'mini-scheduler';
  * @returns an open {@link Connection} with its own keep-alive pool and discovery cache.
  * @throws {@link ValidationError} for contradictory or malformed options or an unknown context.
  * @throws {@link RequestError} when the kubeconfig cannot be loaded, or the server, TLS or the
- *   credentials fail the check (`code` 401/403, `name` `TimeoutError` on a timeout).
+ *   credentials fail the check (`statusCode` 401/403, `name` `TimeoutError` on a timeout).
  *
  * @example
  * ```ts
