@@ -126,7 +126,7 @@ function proxyOf(kc: KubeConfig): Proxy | undefined {
   const cluster = kc.getCurrentCluster();
   if (!cluster) return undefined;
   const proxy = proxyFor(cluster.server, cluster, globalThis.process.env);
-  if (typeof proxy === 'string') throw new ValidationError('connect', [proxy]);
+  if (typeof proxy === 'string') throw new ValidationError('connect', [proxy], 'OTC_PROXY_CONFIG');
   return proxy;
 }
 

@@ -40,10 +40,14 @@ export type RequestErrorCode =
 /**
  * The stable codes of `ValidationError`: bad input the caller must fix (`OTC_INVALID_ARGUMENT`,
  * `OTC_UNSAFE_OBJECT`), or an environment the caller cannot fix by changing the call
- * (`OTC_KIND_NOT_SERVED`, `OTC_NODE_VERSION`).
+ * (`OTC_KIND_NOT_SERVED`, `OTC_NODE_VERSION`, `OTC_PROXY_CONFIG`).
  */
 export type ValidationErrorCode =
-  'OTC_INVALID_ARGUMENT' | 'OTC_UNSAFE_OBJECT' | 'OTC_KIND_NOT_SERVED' | 'OTC_NODE_VERSION';
+  | 'OTC_INVALID_ARGUMENT'
+  | 'OTC_UNSAFE_OBJECT'
+  | 'OTC_KIND_NOT_SERVED'
+  | 'OTC_NODE_VERSION'
+  | 'OTC_PROXY_CONFIG';
 
 /** The stable codes of `OperationError`. */
 export type OperationErrorCode = 'OTC_APPLY_FAILED' | 'OTC_DELETE_FAILED';

@@ -1,5 +1,6 @@
 // What a scheduler acts on without reading messages: created or taken over, a partly present job,
 // codes and outcomes before anything is sent, labels, and Templates held as objects (`oc process -f`).
+import { tracingChannel } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { workerTemplate } from '../../simulator/seed.ts';
@@ -177,6 +178,17 @@ describe('codes and outcomes when nothing is sent', () => {
     expect(instance(error, ocp.RequestError).code).toBe('OTC_CONNECTION_CLOSED');
   });
 
+  test('a proxy URL that cannot be used is the environment, not the call: OTC_PROXY_CONFIG', async () => {
+    const kubeconfig = await h.kubeconfigWith((config) => {
+      const cluster = config.clusters[0]?.cluster as Record<string, unknown>;
+      cluster['proxy-url'] = 'ftp://127.0.0.1:21';
+    });
+    h.sim.clearLog();
+    const error = instance(await rejection(ocp.connect({ kubeconfig })), ocp.ValidationError);
+    expect(error.code).toBe('OTC_PROXY_CONFIG');
+    expect(h.sim.log).toHaveLength(0);
+  });
+
   test('bad input and an environment problem: the environment code wins', async () => {
     h.sim.seedTemplate(
       'mixed',
@@ -294,6 +306,36 @@ describe('a Template object in place of a name (oc process -f)', () => {
       expect(deleted.map((r) => r.name)).toEqual(['obj', 'obj-credentials', 'obj-config']);
     }
     expect(stored('obj')).toEqual([undefined, undefined, undefined]);
+  });
+
+  test('the operation trace names it by metadata.name, with no templateNamespace', async () => {
+    const channel = tracingChannel<unknown, Record<string, unknown>>('openshift-template-client:operation');
+    const started: Record<string, unknown>[] = [];
+    const ignore = (): void => undefined;
+    const handlers = {
+      start: (context: Record<string, unknown>): void => {
+        started.push({ ...context });
+      },
+      end: ignore,
+      asyncStart: ignore,
+      asyncEnd: ignore,
+      error: ignore,
+    };
+    channel.subscribe(handlers);
+    try {
+      await ocp.process(saved(), { VM_NAME: 'traced' }, { namespace: 'workers', api });
+    } finally {
+      channel.unsubscribe(handlers);
+    }
+    expect(started).toEqual([
+      {
+        operation: 'process',
+        mode: 'template',
+        namespace: 'workers',
+        templateName: 'worker-template',
+        dryRun: false,
+      },
+    ]);
   });
 
   test('templateNamespace is refused with an object, and errors name it by metadata.name', async () => {

@@ -403,6 +403,8 @@ describe('fault matrix', () => {
           .filter((f) => f.error instanceof ocp.RequestError && f.error.outcome === 'unknown')
           .map((f) => f.resource.name);
         for (const name of reported) expect(onServer).toContain(name);
+        // The first object did not exist before (prepare deleted it): this create made it.
+        expect(error.resources.map((r) => r.created)).toEqual(error.resources.map(() => true));
         for (const name of onServer) expect([...reported, ...unknown]).toContain(name);
         accounted = `applied ${JSON.stringify(onServer)}; reported ${JSON.stringify(reported)}${unknown.length ? `, outcome unknown ${JSON.stringify(unknown)}` : ''}`;
       }
