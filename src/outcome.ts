@@ -10,10 +10,25 @@ import { isRecord } from './json.ts';
  *   credentials, a signal that had already fired, a closed Connection);
  * - `'refused'`: the API server answered with a Kubernetes Status saying it did not act;
  * - `'unknown'`: anything else (a connection lost after sending, a timeout, a gateway's answer).
+ *
+ * @example
+ * ```ts
+ * const failure = error instanceof ocp.OperationError ? error.failures[0]?.error : error;
+ * if (failure instanceof ocp.RequestError && failure.outcome === 'unknown') {
+ *   // It may have been applied: read it back before deciding.
+ * }
+ * ```
  */
 export type Outcome = 'not-sent' | 'unknown' | 'refused';
 
-/** The stable codes of `RequestError`, one per kind of failure; see the README's table. */
+/**
+ * The stable codes of `RequestError`, one per kind of failure; see the README's table.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.RequestError && error.code === 'OTC_FORBIDDEN') console.error('grant RBAC first');
+ * ```
+ */
 export type RequestErrorCode =
   | 'OTC_KUBECONFIG'
   | 'OTC_CONNECT_FAILED'
@@ -41,6 +56,11 @@ export type RequestErrorCode =
  * The stable codes of `ValidationError`: bad input the caller must fix (`OTC_INVALID_ARGUMENT`,
  * `OTC_UNSAFE_OBJECT`), or an environment the caller cannot fix by changing the call
  * (`OTC_KIND_NOT_SERVED`, `OTC_NODE_VERSION`, `OTC_PROXY_CONFIG`).
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.ValidationError && error.code === 'OTC_KIND_NOT_SERVED') scheduleRetryLater();
+ * ```
  */
 export type ValidationErrorCode =
   | 'OTC_INVALID_ARGUMENT'
@@ -49,10 +69,26 @@ export type ValidationErrorCode =
   | 'OTC_NODE_VERSION'
   | 'OTC_PROXY_CONFIG';
 
-/** The stable codes of `OperationError`. */
+/**
+ * The stable codes of `OperationError`.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.OperationError && error.code === 'OTC_APPLY_FAILED') console.error(error.failures);
+ * ```
+ */
 export type OperationErrorCode = 'OTC_APPLY_FAILED' | 'OTC_DELETE_FAILED';
 
-/** Every code an error of this library carries. */
+/**
+ * Every code an error of this library carries.
+ *
+ * @example
+ * ```ts
+ * const environment: ocp.ErrorCode[] = ['OTC_KIND_NOT_SERVED', 'OTC_NODE_VERSION', 'OTC_PROXY_CONFIG'];
+ * const code = (error as { code?: ocp.ErrorCode }).code;
+ * if (code !== undefined && environment.includes(code)) console.error('fix the cluster or the machine, then retry');
+ * ```
+ */
 export type ErrorCode = RequestErrorCode | ValidationErrorCode | OperationErrorCode;
 
 /** Codes of wire failures that happen before a request can have been written. */

@@ -159,10 +159,23 @@ export interface TemplateOptions extends CommonOptions {
 /**
  * What `get()` does with an object the server does not have: `'error'` (the default) rejects with
  * the first 404; `'null'` returns `null` in its place.
+ *
+ * @example
+ * ```ts
+ * const missing: ocp.Missing = 'null';
+ * const live = await ocp.get({ namespace: 'workers', resources: refs, api, missing });
+ * ```
  */
 export type Missing = 'error' | 'null';
 
-/** Options of template-mode `get`. */
+/**
+ * Options of template-mode `get`.
+ *
+ * @example
+ * ```ts
+ * const options: ocp.GetOptions = { namespace: 'workers', templateNamespace: 'infra', missing: 'null', api };
+ * ```
+ */
 export interface GetOptions extends TemplateOptions {
   /** Default `'error'`; `'null'` returns one entry per object, `null` for those not found. */
   missing?: Missing | undefined;
@@ -206,7 +219,14 @@ export interface ReferenceOptions extends CommonOptions {
   labels?: undefined;
 }
 
-/** Options of reference-mode `get`. */
+/**
+ * Options of reference-mode `get`.
+ *
+ * @example
+ * ```ts
+ * const options: ocp.ReferenceGetOptions = { namespace: 'workers', resources: refs, missing: 'null', api };
+ * ```
+ */
 export interface ReferenceGetOptions extends ReferenceOptions {
   /**
    * Default `'error'`; `'null'` returns one entry per ref, `null` for those not found, including a
