@@ -1,7 +1,9 @@
 // Checks of the arguments each call is given, before anything is sent. Names, never values.
 import { describe, isRecord } from './json.ts';
 import { nameProblem } from './names.ts';
+import { labelProblems } from './labels.ts';
 import { checkOptionKeys } from './option-keys.ts';
+import { isTemplateObject, templateObjectProblems } from './template-source.ts';
 import type { RequestTimeout, ResourceRef } from './types.ts';
 import { describeRef, identityKey } from './validate.ts';
 
@@ -22,7 +24,11 @@ function checkNamespace(value: unknown, label: string, issues: Issues): void {
 }
 
 function checkTemplateName(value: unknown, issues: Issues): void {
-  if (typeof value !== 'string') issues.push(`templateName must be a string, got ${describe(value)}`);
+  if (isTemplateObject(value)) issues.push(...templateObjectProblems(value));
+  else if (typeof value !== 'string')
+    issues.push(
+      `templateName must be a string or a Template object (kind "Template"), got ${describe(value)}`,
+    );
   else if (value === '') issues.push('templateName must not be empty');
   else {
     const problem = nameProblem('template.openshift.io/v1', 'Template', value);
@@ -108,8 +114,11 @@ export function checkTemplateArguments(
   if (checkCommon(options, issues)) {
     checkOptionKeys(call, options, issues);
     if (options.templateNamespace !== undefined) {
-      checkNamespace(options.templateNamespace, 'templateNamespace', issues);
+      if (isTemplateObject(templateName))
+        issues.push('templateNamespace cannot be combined with a Template object, which is not stored');
+      else checkNamespace(options.templateNamespace, 'templateNamespace', issues);
     }
+    issues.push(...labelProblems(options.labels));
     if (
       call === 'create' &&
       options.fieldManager !== undefined &&
@@ -124,8 +133,14 @@ export function checkTemplateArguments(
       issues.push('fieldValidation must be "Strict", "Warn" or "Ignore"');
     }
     checkDeleteFlags(options, issues);
+    checkMissing(options.missing, issues);
   }
   return issues;
+}
+
+function checkMissing(missing: unknown, issues: Issues): void {
+  if (missing !== undefined && missing !== 'error' && missing !== 'null')
+    issues.push(`missing must be "error" or "null", got ${describe(missing)}`);
 }
 
 function checkDeleteFlags(options: Record<string, unknown>, issues: Issues): void {
@@ -142,6 +157,7 @@ export function checkReferenceArguments(call: 'get' | 'delete', options: unknown
   if (!checkCommon(options, issues)) return issues;
   checkOptionKeys(`${call} with resources`, options, issues);
   checkDeleteFlags(options, issues);
+  checkMissing(options.missing, issues);
   if (!Array.isArray(options.resources)) {
     issues.push('resources must be an array of references, or a template name must be given');
     return issues;

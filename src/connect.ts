@@ -9,7 +9,7 @@ import { parseDiscovery } from './discovery.ts';
 import { abortedBeforeSending } from './failures.ts';
 import { loadClientNode } from './runtime.ts';
 import { makeRedactor, RequestError, ValidationError } from './errors.ts';
-import { kubeconfigPaths, loadError, loadKubeconfigList } from './kubeconfig.ts';
+import { kubeconfigPaths, loadError, loadKubeconfigList, UNLOADABLE } from './kubeconfig.ts';
 import type { ConnectOptions } from './types.ts';
 import { checkConnectOptions } from './arguments.ts';
 import { type Proxy, proxyFor } from './proxy.ts';
@@ -35,7 +35,7 @@ function loadFromList(k8s: typeof import('@kubernetes/client-node'), paths: read
   if (!inPod(globalThis.process.env)) {
     const files = paths.map((p) => `"${p}"`).join(', ');
     const problem = files ? `none of the files it lists exists: ${files}` : 'it lists no file';
-    throw new RequestError('Connect', 'KUBECONFIG', problem);
+    throw new RequestError('Connect', 'KUBECONFIG', problem, UNLOADABLE);
   }
   kc.loadFromCluster();
   return kc;
@@ -50,6 +50,7 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
         'Connect',
         'in-cluster ServiceAccount',
         'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set; not running in a pod?',
+        UNLOADABLE,
       );
     }
     if (!existsSync(SERVICE_ACCOUNT_TOKEN)) {
@@ -57,6 +58,7 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
         'Connect',
         'in-cluster ServiceAccount',
         `no ServiceAccount token at ${SERVICE_ACCOUNT_TOKEN}`,
+        UNLOADABLE,
       );
     }
     kc.loadFromCluster();
@@ -73,6 +75,7 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
       'Connect',
       source,
       'no KUBECONFIG, no ~/.kube/config and no in-cluster ServiceAccount found',
+      UNLOADABLE,
     );
   }
   try {
@@ -95,7 +98,7 @@ function checkedContext(kc: KubeConfig, options: ConnectOptions, source: string)
     kc.setCurrentContext(options.context);
   }
   if (!kc.getCurrentCluster()) {
-    throw new RequestError('Connect', source, 'the current context names no cluster');
+    throw new RequestError('Connect', source, 'the current context names no cluster', UNLOADABLE);
   }
   return kc;
 }
@@ -131,7 +134,7 @@ function proxyOf(kc: KubeConfig): Proxy | undefined {
   const cluster = kc.getCurrentCluster();
   if (!cluster) return undefined;
   const proxy = proxyFor(cluster.server, cluster, globalThis.process.env);
-  if (typeof proxy === 'string') throw new ValidationError('connect', [proxy]);
+  if (typeof proxy === 'string') throw new ValidationError('connect', [proxy], 'OTC_PROXY_CONFIG');
   return proxy;
 }
 

@@ -337,9 +337,7 @@ export class ClusterConnection implements Connection {
         request.step,
         request.target,
         `${answer.code}: the response is not a JSON object`,
-        {
-          code: answer.code,
-        },
+        { statusCode: answer.code, code: 'OTC_BAD_RESPONSE', outcome: 'unknown' },
       );
     }
     return { code: answer.code, body };
@@ -393,7 +391,7 @@ export class ClusterConnection implements Connection {
     } catch (error) {
       const waiting = ' while waiting to retry after 429 TooManyRequests';
       if (request.signal?.aborted)
-        throw stoppedBy(request.step, request.target, request.signal, waiting, error);
+        throw stoppedBy(request.step, request.target, request.signal, waiting, error, 'not-sent');
       if (this.closed)
         throw closedBeforeSending(request, `${waiting.trim()}; the request was not sent again`);
       throw error;
@@ -413,7 +411,7 @@ export class ClusterConnection implements Connection {
       });
       return parseDiscovery(body);
     } catch (error) {
-      if (error instanceof RequestError && error.code === 404) return undefined;
+      if (error instanceof RequestError && error.statusCode === 404) return undefined;
       throw error;
     }
   }

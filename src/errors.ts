@@ -2,32 +2,51 @@
 // argument or object for a ValidationError, the step and target for a RequestError, the objects
 // for an OperationError — keeps the failure underneath as `cause` where there is one, and never
 // carries a credential, a parameter value the Template feeds into a Secret, or Secret data.
+import {
+  answerCode,
+  answerOutcome,
+  type OperationErrorCode,
+  type Outcome,
+  type RequestErrorCode,
+  type ValidationErrorCode,
+  wireCode,
+  wireOutcome,
+} from './outcome.ts';
 import type { ResourceRef } from './types.ts';
 
 /**
- * Thrown for invalid arguments and unsafe rendered objects, always before any mutating request.
- * `issues` lists every problem found, not just the first.
+ * Thrown for invalid arguments, unsafe rendered objects, a kind the cluster does not serve and a
+ * Node.js too old, always before any mutating request. `issues` lists every problem found, not
+ * just the first; `code` says which kind of problem it is, and an environment problem
+ * (`OTC_KIND_NOT_SERVED`, `OTC_NODE_VERSION`) wins over bad input when both are found.
  *
  * @example
  * try {
  *   await ocp.create('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers' });
  * } catch (error) {
- *   if (error instanceof ocp.ValidationError) console.error(error.issues);
+ *   if (error instanceof ocp.ValidationError) console.error(error.code, error.issues);
  * }
  */
 export class ValidationError extends Error {
   override readonly name = 'ValidationError';
   /** Every problem found, each naming the argument or object it concerns. */
   readonly issues: readonly string[];
+  /** Which kind of problem: see the README's table of error codes. */
+  readonly code: ValidationErrorCode;
 
-  constructor(operation: string, issues: readonly string[]) {
+  constructor(
+    operation: string,
+    issues: readonly string[],
+    code: ValidationErrorCode = 'OTC_INVALID_ARGUMENT',
+  ) {
     const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
     super(`${operation}: ${count}: ${issues.join('; ')}`);
     this.issues = issues;
+    this.code = code;
   }
 }
 
-/** One object whose mutation failed, with the error that says why. */
+/** One object whose mutation failed, with the error that says why (a RequestError, with its `outcome`). */
 export interface OperationFailure {
   resource: ResourceRef;
   error: Error;
@@ -50,6 +69,9 @@ export interface OperationFailure {
 export class OperationError extends Error {
   override readonly name = 'OperationError';
   readonly operation: 'Apply' | 'Delete';
+  /** `OTC_APPLY_FAILED` or `OTC_DELETE_FAILED`; each failure's own error says more. */
+  readonly code: OperationErrorCode;
+  /** What succeeded; after an apply, each ref's `created` says whether this call created it. */
   readonly resources: ResourceRef[];
   readonly failures: OperationFailure[];
 
@@ -69,6 +91,7 @@ export class OperationError extends Error {
       { cause },
     );
     this.operation = operation;
+    this.code = operation === 'Apply' ? 'OTC_APPLY_FAILED' : 'OTC_DELETE_FAILED';
     this.resources = resources;
     this.failures = failures;
   }
@@ -94,16 +117,18 @@ export interface KubernetesStatus {
 
 /**
  * Any failure of one request or step other than validation: transport, TLS, timeouts, and HTTP
- * error statuses. Its message reads `{step} {target}: {code} {reason}: {server message}`; its
- * `name` is `'TimeoutError'` when a timeout or a timeout signal ended it, `'AbortError'` when a
- * signal cancelled it. The original failure, if any, is its `cause`.
+ * error statuses. Its message reads `{step} {target}: {statusCode} {reason}: {server message}`;
+ * its `name` is `'TimeoutError'` when a timeout or a timeout signal ended it, `'AbortError'` when
+ * a signal cancelled it. `outcome` says whether the server may have acted on it, `code` which kind
+ * of failure it was. The original failure, if any, is its `cause`.
  *
  * @example
  * ```ts
  * try {
  *   await ocp.get({ namespace: 'workers', resources: refs, api });
  * } catch (error) {
- *   if (error instanceof ocp.RequestError && error.code === 404) console.log(error.target, 'is gone');
+ *   if (error instanceof ocp.RequestError && error.statusCode === 404) console.log(error.target, 'is gone');
+ *   else if (error instanceof ocp.RequestError && error.outcome === 'not-sent') console.log('nothing reached the server');
  *   else if (error instanceof Error && error.name === 'TimeoutError') console.log('timed out:', error.message);
  *   else throw error;
  * }
@@ -116,7 +141,11 @@ export class RequestError extends Error {
   /** What the step was acting on, e.g. `ConfigMap "w1-config" in namespace "workers"`. */
   readonly target: string;
   /** HTTP status code, when the server answered. */
-  readonly code: number | undefined;
+  readonly statusCode: number | undefined;
+  /** Which kind of failure: see the README's table of error codes. */
+  readonly code: RequestErrorCode;
+  /** Whether the server may have acted: `'not-sent'`, `'refused'` (it said it did not) or `'unknown'`. */
+  readonly outcome: Outcome;
   /** The Kubernetes Status `reason` (`Conflict`, `Forbidden`, ...), when there is one. */
   readonly reason: string | undefined;
   /** The server's Status, with any secret value redacted. */
@@ -126,9 +155,16 @@ export class RequestError extends Error {
     super(`${step} ${target}: ${detail}`, fields.cause === undefined ? undefined : { cause: fields.cause });
     this.step = step;
     this.target = target;
-    this.code = fields.code;
+    this.statusCode = fields.statusCode;
     this.reason = fields.reason;
     this.status = fields.status;
+    const answered = fields.statusCode;
+    this.code =
+      fields.code ??
+      (answered === undefined ? wireCode(fields.cause, fields.kind) : answerCode(answered, fields.reason));
+    this.outcome =
+      fields.outcome ??
+      (answered === undefined ? wireOutcome(fields.cause) : answerOutcome(answered, fields.status));
     if (fields.kind === 'timeout') this.name = 'TimeoutError';
     else if (fields.kind === 'abort') this.name = 'AbortError';
   }
@@ -144,17 +180,23 @@ export function stoppedBy(
   signal: AbortSignal,
   after = '',
   cause: unknown = signal.reason,
+  outcome: Outcome = 'unknown',
 ): RequestError {
   const reason: unknown = signal.reason;
   const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
   return new RequestError(step, target, `${kind === 'timeout' ? 'timed out' : 'aborted'}${after}`, {
     cause,
     kind,
+    outcome,
   });
 }
 
 export interface RequestErrorFields {
-  code?: number;
+  statusCode?: number;
+  /** Inferred from `statusCode` and `reason`, or from the cause chain, when not given. */
+  code?: RequestErrorCode;
+  /** Inferred like `code` when not given. */
+  outcome?: Outcome;
   reason?: string;
   status?: KubernetesStatus;
   cause?: unknown;

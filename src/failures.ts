@@ -161,7 +161,7 @@ export function deadlineError(error: unknown, request: FailedRequest, limits: Li
 
 /** The signal had fired before anything was sent: nothing reached the server. */
 export function abortedBeforeSending(step: string, target: string, signal: AbortSignal): RequestError {
-  return stoppedBy(step, target, signal, ' before the request was sent');
+  return stoppedBy(step, target, signal, ' before the request was sent', signal.reason, 'not-sent');
 }
 
 /** close() came first: nothing of this request was sent. */
@@ -169,7 +169,10 @@ export function closedBeforeSending(
   request: FailedRequest,
   when = 'before the request was sent',
 ): RequestError {
-  return new RequestError(request.step, request.target, `the Connection was closed ${when}`);
+  return new RequestError(request.step, request.target, `the Connection was closed ${when}`, {
+    code: 'OTC_CONNECTION_CLOSED',
+    outcome: 'not-sent',
+  });
 }
 
 /** Characters of a body that is not a Status (a gateway's page, say) quoted in the error. */
@@ -201,12 +204,12 @@ export function statusError(
       request.step,
       request.target,
       `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`,
-      { code, ...(reason ? { reason } : {}), status },
+      { statusCode: code, ...(reason ? { reason } : {}), status },
     );
   }
   const text =
     typeof body === 'string'
       ? cutText(redact(body.trim()), QUOTED_BODY, redact, credentials)
       : 'no Status in the response';
-  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { code });
+  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { statusCode: code });
 }

@@ -4,139 +4,68 @@
  *
  * @packageDocumentation
  */
-import { openConnection } from './connect.ts';
-import { ClusterConnection } from './connection.ts';
-import { ValidationError } from './errors.ts';
+import { applyAll, deleteAll, type DeleteFlags, readAll, contextFor } from './operations.ts';
+import { renderTemplate } from './render.ts';
 import {
-  applyAll,
-  deleteAll,
-  type DeleteFlags,
-  readAll,
-  renderForDelete,
-  renderTemplate,
-  resolveReferences,
-  resolveTargets,
-  type OperationContext,
-  contextFor,
-} from './operations.ts';
+  assertValid,
+  isReferenceCall,
+  onReferenceTargets,
+  onTemplateTargets,
+  withConnection,
+} from './modes.ts';
 import type {
-  CommonOptions,
   Connection,
   ConnectOptions,
+  CreatedRef,
   CreateOptions,
   DeleteOptions,
+  GetOptions,
   KubernetesObject,
   ReferenceDeleteOptions,
-  ReferenceOptions,
+  ReferenceGetOptions,
   ResourceRef,
+  TemplateObject,
   TemplateOptions,
   TemplateParameters,
 } from './types.ts';
-import { checkReferenceArguments, checkTemplateArguments } from './arguments.ts';
-import { countOf, referenceCall, templateCall, traceOperation } from './tracing.ts';
-import type { Target } from './validate.ts';
+import { openConnection } from './connect.ts';
+import { checkTemplateArguments } from './arguments.ts';
+import { countOf, templateCall, traceOperation } from './tracing.ts';
 
 export { OperationError, RequestError, ValidationError } from './errors.ts';
 export type { KubernetesStatus, OperationFailure } from './errors.ts';
 export type {
+  ErrorCode,
+  OperationErrorCode,
+  Outcome,
+  RequestErrorCode,
+  ValidationErrorCode,
+} from './outcome.ts';
+export type {
   CommonOptions,
+  CreatedRef,
   Connection,
   ConnectOptions,
   CreateOptions,
   DeleteOptions,
   FieldValidation,
+  GetOptions,
   KubernetesObject,
+  Missing,
   PropagationPolicy,
   ReferenceDeleteOptions,
+  ReferenceGetOptions,
   ReferenceOptions,
   RequestTimeout,
   ResourceRef,
   ServerWarning,
+  TemplateObject,
   TemplateOptions,
   TemplateParameters,
   WarningHandler,
 } from './types.ts';
 
 const DEFAULT_FIELD_MANAGER = 'mini-scheduler';
-
-/** Runs `work` on the caller's connection (left open) or on one of its own (always closed). */
-async function withConnection<T>(
-  operation: string,
-  options: CommonOptions,
-  work: (connection: ClusterConnection) => Promise<T>,
-): Promise<T> {
-  if (options.api !== undefined) {
-    if (!(options.api instanceof ClusterConnection)) {
-      throw new ValidationError(operation, ['api must be a Connection returned by connect()']);
-    }
-    if (options.api.closed) throw new ValidationError(operation, ['api is a closed Connection']);
-    return work(options.api);
-  }
-  // The operation's signal covers its own connection too: loading, the check request, the pool.
-  const connection = await openConnection({
-    ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
-    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
-  try {
-    return await work(connection);
-  } finally {
-    await connection.close();
-  }
-}
-
-function assertValid(operation: string, issues: string[]): void {
-  if (issues.length > 0) throw new ValidationError(operation, issues);
-}
-
-/** Template mode: validate the arguments, render, resolve and check every target, then `act`. */
-async function onTemplateTargets<O extends TemplateOptions, T>(
-  operation: 'create' | 'get' | 'delete',
-  templateName: string,
-  parameters: TemplateParameters | undefined,
-  options: O | undefined,
-  act: (op: OperationContext, targets: Target[], options: O) => Promise<T>,
-): Promise<T> {
-  return traceOperation(
-    () => templateCall(operation, templateName, options),
-    async () => {
-      const issues = checkTemplateArguments(operation, templateName, parameters, options);
-      if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
-      return withConnection(operation, options, async (connection) => {
-        const op = contextFor(operation, connection, options);
-        const rendered =
-          operation === 'delete'
-            ? await renderForDelete(op, templateName, parameters, options)
-            : await renderTemplate(op, templateName, parameters, options);
-        // A delete into a namespace that no longer exists: none of its objects exist either.
-        if (rendered === undefined) return act(op, [], options);
-        op.redact = rendered.redact;
-        return act(op, await resolveTargets(op, rendered.objects, options.namespace), options);
-      });
-    },
-    countOf,
-  );
-}
-
-/** Reference mode: validate the refs, resolve their kinds, then `act`; an empty list sends nothing. */
-async function onReferenceTargets<O extends ReferenceOptions, T>(
-  operation: 'get' | 'delete',
-  options: O,
-  act: (op: OperationContext, targets: Target[], options: O) => Promise<T[]>,
-): Promise<T[]> {
-  return traceOperation(
-    () => referenceCall(operation, options),
-    async () => {
-      assertValid(operation, checkReferenceArguments(operation, options));
-      if (options.resources.length === 0) return [];
-      return withConnection(operation, options, async (connection) => {
-        const op = contextFor(operation, connection, options);
-        return act(op, await resolveReferences(op, options.resources), options);
-      });
-    },
-    countOf,
-  );
-}
 
 /**
  * Opens a connection to the API server from a kubeconfig (and context) or from the pod's
@@ -151,7 +80,7 @@ async function onReferenceTargets<O extends ReferenceOptions, T>(
  * @returns an open {@link Connection} with its own keep-alive pool and discovery cache.
  * @throws {@link ValidationError} for contradictory or malformed options or an unknown context.
  * @throws {@link RequestError} when the kubeconfig cannot be loaded, or the server, TLS or the
- *   credentials fail the check (`code` 401/403, `name` `TimeoutError` on a timeout).
+ *   credentials fail the check (`statusCode` 401/403, `name` `TimeoutError` on a timeout).
  *
  * @example
  * ```ts
@@ -170,14 +99,15 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
 }
 
 /**
- * Renders a stored Template on the server without creating anything: GETs it from
- * `templateNamespace`, overrides `parameters` in a copy (dropping their generators), and POSTs
- * the copy to `processedtemplates` in the target `namespace`. Parameters that would be generated
- * at random are refused, so the same inputs always render the same objects.
+ * Renders a Template on the server without creating anything: a stored Template's name (GET from
+ * `templateNamespace`), or a Template object the caller parsed (`oc process -f`). Overrides
+ * `parameters` in a copy (dropping their generators), adds `labels`, and POSTs the copy to
+ * `processedtemplates` in the target `namespace`. Parameters that would be generated at random are
+ * refused, so the same inputs always render the same objects.
  *
- * @param templateName - the Template's name.
+ * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - overrides; every name must be declared by the Template.
- * @param options - target `namespace`, `templateNamespace`, `api`, `requestTimeout`, `signal`.
+ * @param options - target `namespace`, `templateNamespace`, `labels`, `api`, `requestTimeout`, `signal`.
  * @returns the rendered objects as plain JSON, in Template order.
  * @throws {@link ValidationError} for bad arguments, undeclared parameters or unresolved generators.
  * @throws {@link RequestError} when the Template GET or the processing POST fails.
@@ -187,23 +117,24 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
  * const objects = await ocp.process('worker-template', { VM_NAME: 'worker-001' }, {
  *   namespace: 'workers',
  *   templateNamespace: 'infra',
+ *   labels: { job: 'nightly' },
  *   api,
  * });
  * for (const o of objects) console.log(o.kind, o.metadata?.name);
  * ```
  */
 export async function process(
-  templateName: string,
+  template: string | TemplateObject,
   parameters: TemplateParameters | undefined,
   options: TemplateOptions,
 ): Promise<KubernetesObject[]> {
   return traceOperation(
-    () => templateCall('process', templateName, options),
+    () => templateCall('process', template, options),
     async () => {
-      assertValid('process', checkTemplateArguments('process', templateName, parameters, options));
+      assertValid('process', checkTemplateArguments('process', template, parameters, options));
       return withConnection('process', options, async (connection) => {
         const op = contextFor('process', connection, options);
-        return (await renderTemplate(op, templateName, parameters, options)).objects;
+        return (await renderTemplate(op, template, parameters, options)).objects;
       });
     },
     countOf,
@@ -214,16 +145,18 @@ export async function process(
  * Renders the Template, validates every rendered object (stable names, no `generateName`,
  * namespaced kinds only, all in the target namespace) before any mutation, then server-side
  * applies them in order with `fieldManager` (default `mini-scheduler`). Conflicts are never
- * forced. Core v1 Secrets have `stringData` folded into `data` first, on a copy.
+ * forced. Core v1 Secrets have `stringData` folded into `data` first, on a copy. An object that
+ * already exists under the same name is taken over (and a later template-mode delete removes
+ * it): its ref says `created: false`.
  *
- * @param templateName - the Template's name.
+ * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - overrides; every name must be declared by the Template.
  * @param options - {@link CreateOptions}.
- * @returns a reference per object, in order, with the UID the server reported.
+ * @returns a reference per object, in order, with the UID the server reported and `created`.
  * @throws {@link ValidationError} before any mutation, listing every problem.
  * @throws {@link OperationError} (`operation: 'Apply'`) when an apply fails: `resources` are the
  *   objects applied before it, `failures[0]` the one that failed. Nothing is rolled back.
- * @throws {@link RequestError} when rendering or discovery fails.
+ * @throws {@link RequestError} when rendering or discovery fails: nothing was applied.
  *
  * @example
  * ```ts
@@ -232,15 +165,15 @@ export async function process(
  *   templateNamespace: 'infra',
  *   api,
  * });
- * console.log(refs.map((r) => `${r.kind}/${r.name} ${r.uid ?? ''}`));
+ * console.log(refs.map((r) => `${r.kind}/${r.name} ${r.uid ?? ''} ${r.created ? 'new' : 'taken over'}`));
  * ```
  */
 export async function create(
-  templateName: string,
+  template: string | TemplateObject,
   parameters: TemplateParameters | undefined,
   options: CreateOptions,
-): Promise<ResourceRef[]> {
-  return onTemplateTargets('create', templateName, parameters, options, (op, targets, o) =>
+): Promise<CreatedRef[]> {
+  return onTemplateTargets('create', template, parameters, options, (op, targets, o) =>
     applyAll(op, targets, {
       fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER,
       dryRun: o.dryRun === true,
@@ -251,13 +184,15 @@ export async function create(
 
 /**
  * Reads the live objects, in order, as the server sends them (`status` included). Template mode
- * re-renders the Template to find them; reference mode reads the given references. Any read
- * error (404 included) is thrown at once; there is no partial list.
+ * re-renders the Template to find them; reference mode reads the given references. By default
+ * any read error (404 included) is thrown at once. With `missing: 'null'` the result has one
+ * entry per object, `null` for each the server does not have: a 404, a target namespace that
+ * does not exist, or (reference mode) a live object whose UID is not the ref's.
  *
- * @param templateName - the Template's name (template mode).
+ * @param template - the stored Template's name, or a {@link TemplateObject} (template mode).
  * @param parameters - the same overrides `create` was given.
- * @param options - {@link TemplateOptions}, or {@link ReferenceOptions} with `resources`.
- * @returns the live objects.
+ * @param options - {@link GetOptions}, or {@link ReferenceGetOptions} with `resources`.
+ * @returns the live objects (with `missing: 'null'`, `null` in place of absent ones).
  * @throws {@link ValidationError} for bad arguments or unsafe rendered objects.
  * @throws {@link RequestError} for the first failed request.
  *
@@ -265,22 +200,44 @@ export async function create(
  * ```ts
  * const live = await ocp.get('worker-template', { VM_NAME: 'worker-001' }, { namespace: 'workers', templateNamespace: 'infra', api });
  * const again = await ocp.get({ namespace: 'workers', resources: refs, api });
+ * const partial = await ocp.get({ namespace: 'workers', resources: refs, api, missing: 'null' });
+ * console.log(partial.map((o) => (o === null ? 'absent' : o.kind)));
  * ```
  */
 export async function get(
-  templateName: string,
+  template: string | TemplateObject,
   parameters: TemplateParameters | undefined,
-  options: TemplateOptions,
+  options: GetOptions & { missing?: 'error' | undefined },
 ): Promise<KubernetesObject[]>;
-export async function get(options: ReferenceOptions): Promise<KubernetesObject[]>;
 export async function get(
-  first: string | ReferenceOptions,
+  template: string | TemplateObject,
+  parameters: TemplateParameters | undefined,
+  options: GetOptions,
+): Promise<(KubernetesObject | null)[]>;
+export async function get(
+  options: ReferenceGetOptions & { missing?: 'error' | undefined },
+): Promise<KubernetesObject[]>;
+export async function get(options: ReferenceGetOptions): Promise<(KubernetesObject | null)[]>;
+export async function get(
+  first: string | TemplateObject | ReferenceGetOptions,
   parameters?: TemplateParameters,
-  maybeOptions?: TemplateOptions,
-): Promise<KubernetesObject[]> {
-  return typeof first === 'string'
-    ? onTemplateTargets('get', first, parameters, maybeOptions, (op, targets) => readAll(op, targets))
-    : onReferenceTargets('get', first, (op, targets) => readAll(op, targets));
+  maybeOptions?: GetOptions,
+): Promise<(KubernetesObject | null)[]> {
+  if (isReferenceCall(first)) {
+    const options = first;
+    return onReferenceTargets('get', options, (op, targets) =>
+      readAll(op, targets, options.missing ?? 'error'),
+    );
+  }
+  const missing = maybeOptions?.missing ?? 'error';
+  return onTemplateTargets(
+    'get',
+    first,
+    parameters,
+    maybeOptions,
+    (op, targets) => readAll(op, targets, missing),
+    missing === 'null' ? (count) => Array.from({ length: count }, () => null) : undefined,
+  );
 }
 
 /**
@@ -290,7 +247,7 @@ export async function get(
  * `uid`, so a replacement object of the same name is refused (409). A 404 counts as already
  * deleted; every target is attempted. An empty `resources` list sends nothing.
  *
- * @param templateName - the Template's name (template mode).
+ * @param template - the stored Template's name, or a {@link TemplateObject} (template mode).
  * @param parameters - the same overrides `create` was given.
  * @param options - {@link DeleteOptions}, or {@link ReferenceDeleteOptions} with `resources`.
  * @returns a reference per object deleted or already absent, in deletion order; the two are not told
@@ -299,7 +256,7 @@ export async function get(
  *   process warning).
  * @throws {@link ValidationError} before any deletion, listing every problem.
  * @throws {@link OperationError} (`operation: 'Delete'`) listing what was deleted and each failure.
- * @throws {@link RequestError} when rendering or discovery fails.
+ * @throws {@link RequestError} when rendering or discovery fails: nothing was deleted.
  *
  * @example
  * ```ts
@@ -310,13 +267,13 @@ export async function get(
  * ```
  */
 async function remove(
-  templateName: string,
+  template: string | TemplateObject,
   parameters: TemplateParameters | undefined,
   options: DeleteOptions,
 ): Promise<ResourceRef[]>;
 async function remove(options: ReferenceDeleteOptions): Promise<ResourceRef[]>;
 async function remove(
-  first: string | ReferenceDeleteOptions,
+  first: string | TemplateObject | ReferenceDeleteOptions,
   parameters?: TemplateParameters,
   maybeOptions?: DeleteOptions,
 ): Promise<ResourceRef[]> {
@@ -325,11 +282,11 @@ async function remove(
     propagationPolicy: o.propagationPolicy,
     useUid,
   });
-  return typeof first === 'string'
-    ? onTemplateTargets('delete', first, parameters, maybeOptions, (op, targets, o) =>
+  return isReferenceCall(first)
+    ? onReferenceTargets('delete', first, (op, targets, o) => deleteAll(op, targets, flags(o, true)))
+    : onTemplateTargets('delete', first, parameters, maybeOptions, (op, targets, o) =>
         deleteAll(op, targets, flags(o, false)),
-      )
-    : onReferenceTargets('delete', first, (op, targets, o) => deleteAll(op, targets, flags(o, true)));
+      );
 }
 
 export { remove as delete };

@@ -9,6 +9,9 @@ import { type Redactor, RequestError } from './errors.ts';
 type ClientNode = typeof import('@kubernetes/client-node');
 
 /** A load failure that keeps the file-system code and path but never a line of the file. */
+/** A kubeconfig or ServiceAccount that cannot be used: nothing was sent. */
+export const UNLOADABLE = { code: 'OTC_KUBECONFIG', outcome: 'not-sent' } as const;
+
 export function loadError(what: string, error: unknown, redact: Redactor = (t) => t): RequestError {
   // YAML errors quote the offending line, which may hold a token: keep only the parser's reason.
   const parsed = error as { name?: unknown; reason?: unknown; mark?: { line?: unknown } };
@@ -16,12 +19,12 @@ export function loadError(what: string, error: unknown, redact: Redactor = (t) =
     const safe = new Error(
       `invalid YAML: ${String(parsed.reason)} (line ${Number(parsed.mark?.line ?? -1) + 1})`,
     );
-    return new RequestError('Connect', what, safe.message, { cause: safe });
+    return new RequestError('Connect', what, safe.message, { cause: safe, ...UNLOADABLE });
   }
   const text = error instanceof Error ? error.message : String(error);
   // A file-system error (ENOENT, EACCES) keeps its code and path; only text that quotes a secret is copied.
   const cause = redact(text) === text ? error : Object.assign(new Error(redact(text)), codeOf(error));
-  return new RequestError('Connect', what, redact(text), { cause });
+  return new RequestError('Connect', what, redact(text), { cause, ...UNLOADABLE });
 }
 
 function codeOf(error: unknown): { code?: string } {

@@ -1,11 +1,10 @@
-// The steps the five operations are made of: render a Template, resolve targets, apply, read, delete.
-import { debuglog } from 'node:util';
+// The steps the five operations are made of (rendering is render.ts): resolve targets, apply,
+// read, delete.
 import type { Operation, WarningRoute } from './warnings.ts';
 import type { ApiRequest, ApiResponse, ClusterConnection, Timeouts } from './connection.ts';
 import { toTimeouts } from './connection.ts';
 import { type Document, resourceForKind } from './discovery.ts';
 import {
-  makeRedactor,
   OperationError,
   type OperationFailure,
   type Redactor,
@@ -13,28 +12,18 @@ import {
   ValidationError,
 } from './errors.ts';
 import type {
+  CreatedRef,
   FieldValidation,
   KubernetesObject,
+  Missing,
   ResourceRef,
   ServerWarning,
-  TemplateOptions,
-  TemplateParameters,
   WarningHandler,
 } from './types.ts';
 import { isRecord } from './json.ts';
-import { normalizeSecret, secretParameterValues, secretValues } from './secrets.ts';
-import {
-  checkProcessedTemplate,
-  checkRenderedObjects,
-  describeRef,
-  type KindLookup,
-  prepareTemplate,
-  type Target,
-  unresolvedGenerators,
-} from './validate.ts';
-
-const TEMPLATE_API = '/apis/template.openshift.io/v1';
-const debug = debuglog('openshift-templates');
+import type { ValidationErrorCode } from './outcome.ts';
+import { normalizeSecret } from './secrets.ts';
+import { checkRenderedObjects, describeRef, type KindLookup, type Target } from './validate.ts';
 
 /** What the requests of one operation share: its Connection, limits, signal and redaction. */
 export interface OperationContext {
@@ -66,7 +55,7 @@ export function contextFor(
 }
 
 /** One request of the operation, with its limits, signal and warning route. */
-function send(
+export function send(
   op: OperationContext,
   request: Omit<ApiRequest, 'timeout' | 'signal' | 'warnings'>,
 ): Promise<ApiResponse> {
@@ -78,7 +67,7 @@ function warningTarget(ref: ResourceRef): ServerWarning['target'] {
   return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: ref.namespace };
 }
 
-function segment(value: string): string {
+export function segment(value: string): string {
   return encodeURIComponent(value);
 }
 
@@ -88,133 +77,12 @@ export function objectPath(apiVersion: string, resource: string, namespace: stri
   return name === undefined ? collection : `${collection}/${segment(name)}`;
 }
 
-export interface Rendered {
-  objects: KubernetesObject[];
-  redact: Redactor;
-}
-
-/**
- * GET the stored Template, override parameters in a copy, refuse random generators, and let the
- * server render it in the target namespace.
- */
-export async function renderTemplate(
-  op: OperationContext,
-  templateName: string,
-  parameters: TemplateParameters | undefined,
-  options: TemplateOptions,
-): Promise<Rendered> {
-  const templateNamespace = options.templateNamespace ?? options.namespace;
-  const { body: stored } = await send(op, {
-    method: 'GET',
-    path: `${TEMPLATE_API}/namespaces/${segment(templateNamespace)}/templates/${segment(templateName)}`,
-    step: 'Get',
-    target: `Template "${templateName}" in namespace "${templateNamespace}"`,
-    object: {
-      apiVersion: 'template.openshift.io/v1',
-      kind: 'Template',
-      name: templateName,
-      namespace: templateNamespace,
-    },
-  }).catch((error: unknown) => {
-    // The most likely reason for a missing Template: it is stored elsewhere.
-    if (options.templateNamespace !== undefined || !isNotFound(error)) throw error;
-    throw notFoundWith(
-      error,
-      `templateNamespace was not given, so the Template was looked up in the target namespace "${options.namespace}"`,
-    );
-  });
-  if (!isRecord(stored) || stored.kind !== 'Template') {
-    throw new RequestError(
-      'Get',
-      `Template "${templateName}" in namespace "${templateNamespace}"`,
-      'the response is not a Template',
-    );
-  }
-  const { template, issues } = prepareTemplate(stored, parameters);
-  if (issues.length > 0) throw new ValidationError(`${op.operation} ${templateName}`, issues);
-  const unresolved = unresolvedGenerators(template);
-  if (unresolved.length > 0) {
-    throw new ValidationError(
-      `${op.operation} ${templateName}`,
-      unresolved.map(
-        (name) =>
-          `parameter ${name} would be generated at random, so a replay could not name the same objects; give it an explicit value`,
-      ),
-    );
-  }
-  const target = `Template "${templateName}" in namespace "${options.namespace}"`;
-  const secretParameters = secretParameterValues(stored, parameters);
-  const { body: processed } = await send(op, {
-    method: 'POST',
-    path: `${TEMPLATE_API}/namespaces/${segment(options.namespace)}/processedtemplates`,
-    body: template,
-    step: 'Process',
-    target,
-    redact: makeRedactor(secretParameters),
-  });
-  const result = checkProcessedTemplate(processed);
-  if (!result)
-    throw new RequestError('Process', target, 'the response is not a processed Template with objects');
-  const objects = result.objects as KubernetesObject[];
-  return { objects, redact: makeRedactor([...secretParameters, ...secretValues(objects)]) };
-}
-
-/**
- * Rendering for a template-mode delete. A target namespace that no longer exists holds none of
- * the objects, so there is nothing to delete (undefined). A Template that no longer exists cannot
- * be replayed: the error says so, since a scheduler would otherwise retry it forever.
- */
-export async function renderForDelete(
-  op: OperationContext,
-  templateName: string,
-  parameters: TemplateParameters | undefined,
-  options: TemplateOptions,
-): Promise<Rendered | undefined> {
-  try {
-    return await renderTemplate(op, templateName, parameters, options);
-  } catch (error) {
-    if (!(error instanceof RequestError) || error.code !== 404) throw error;
-    const details = error.status?.details;
-    if (error.step === 'Process' && details?.kind === 'namespaces' && details.name === options.namespace) {
-      // Idempotent, but not silent: a typo in the namespace must not pass for a finished delete.
-      const text =
-        `namespace "${options.namespace}" does not exist, so no object of Template "${templateName}" ` +
-        'can exist there; nothing was deleted';
-      debug('%s', text);
-      op.connection.notify({ text, operation: 'delete' }, op.warnings);
-      return undefined;
-    }
-    if (error.step === 'Get') {
-      throw notFoundWith(
-        error,
-        'delete replays the Template to name its objects, so it needs that Template (the revision ' +
-          'that created them) back; or delete from saved references',
-      );
-    }
-    throw error;
-  }
-}
-
-function isNotFound(error: unknown): error is RequestError {
-  return error instanceof RequestError && error.code === 404;
-}
-
-/** The same 404, with advice appended; the original stays as `cause`. */
-function notFoundWith(error: RequestError, advice: string): RequestError {
-  const detail = `404${error.reason ? ` ${error.reason}` : ''}: ${error.status?.message ?? 'not found'}`;
-  return new RequestError(error.step, error.target, `${detail}; ${advice}`, {
-    code: 404,
-    ...(error.reason ? { reason: error.reason } : {}),
-    ...(error.status ? { status: error.status } : {}),
-    cause: error,
-  });
-}
-
 /** Discovery for every group-version the objects use (cached per connection), then all checks. */
 export async function resolveTargets(
   op: OperationContext,
   objects: readonly unknown[],
   namespace: string,
+  badInput: ValidationErrorCode = 'OTC_UNSAFE_OBJECT',
 ): Promise<Target[]> {
   const apiVersions = new Set<string>();
   for (const object of objects) {
@@ -244,8 +112,9 @@ export async function resolveTargets(
   for (const apiVersion of missing) {
     documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, wait, op.warnings));
   }
-  const { targets, issues } = checkRenderedObjects(objects, namespace, lookup);
-  if (issues.length > 0) throw new ValidationError(op.operation, issues);
+  const { targets, issues, notServed } = checkRenderedObjects(objects, namespace, lookup);
+  if (issues.length > 0)
+    throw new ValidationError(op.operation, issues, notServed ? 'OTC_KIND_NOT_SERVED' : badInput);
   return targets;
 }
 
@@ -260,7 +129,7 @@ export async function resolveReferences(
     metadata: { name: ref.name, namespace: ref.namespace },
   }));
   const namespace = resources[0]?.namespace ?? '';
-  const targets = await resolveTargets(op, objects, namespace);
+  const targets = await resolveTargets(op, objects, namespace, 'OTC_INVALID_ARGUMENT');
   return targets.map((t, i) => {
     const uid = resources[i]?.uid;
     return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
@@ -291,12 +160,12 @@ export async function applyAll(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
-): Promise<ResourceRef[]> {
+): Promise<CreatedRef[]> {
   const { fieldManager, dryRun, fieldValidation } = flags;
-  const applied: ResourceRef[] = [];
+  const applied: CreatedRef[] = [];
   for (const target of targets) {
     try {
-      const { body } = await send(op, {
+      const { code, body } = await send(op, {
         method: 'PATCH',
         path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
         query: { fieldManager, dryRun: dryRun ? 'All' : undefined, fieldValidation },
@@ -307,7 +176,8 @@ export async function applyAll(
         object: warningTarget(target.ref),
         redact: op.redact,
       });
-      applied.push(withUid(target.ref, uidOf(body)));
+      // The server answers an apply that creates the object 201, one that updates it 200.
+      applied.push({ ...withUid(target.ref, uidOf(body)), created: code === 201 });
     } catch (error) {
       throw new OperationError('Apply', applied, [{ resource: target.ref, error: asError(error) }]);
     }
@@ -315,29 +185,51 @@ export async function applyAll(
   return applied;
 }
 
-export async function readAll(op: OperationContext, targets: readonly Target[]): Promise<KubernetesObject[]> {
-  const objects: KubernetesObject[] = [];
+/**
+ * Reads each target in order. With `missing: 'null'` a 404, or a live object whose UID is not the
+ * ref's (the saved object is gone, another took its name), is `null` in its place.
+ */
+export async function readAll(
+  op: OperationContext,
+  targets: readonly Target[],
+  missing: Missing,
+): Promise<(KubernetesObject | null)[]> {
+  const objects: (KubernetesObject | null)[] = [];
   for (const target of targets) {
-    const { body } = await send(op, {
-      method: 'GET',
-      path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
-      step: 'Get',
-      target: describeRef(target.ref),
-      object: warningTarget(target.ref),
-      redact: op.redact,
-    });
-    const expected = target.ref.uid;
-    const found = uidOf(body);
-    if (expected !== undefined && found !== expected) {
-      throw new RequestError(
-        'Get',
-        describeRef(target.ref),
-        `the live object has UID "${found ?? '(none)'}", not the UID "${expected}" of the reference: it was replaced`,
-      );
+    try {
+      objects.push(await readOne(op, target));
+    } catch (error) {
+      if (missing === 'error' || !isGone(error)) throw error;
+      objects.push(null);
     }
-    objects.push(body as KubernetesObject);
   }
   return objects;
+}
+
+function isGone(error: unknown): boolean {
+  return error instanceof RequestError && (error.statusCode === 404 || error.code === 'OTC_REPLACED');
+}
+
+async function readOne(op: OperationContext, target: Target): Promise<KubernetesObject> {
+  const { body } = await send(op, {
+    method: 'GET',
+    path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
+    step: 'Get',
+    target: describeRef(target.ref),
+    object: warningTarget(target.ref),
+    redact: op.redact,
+  });
+  const expected = target.ref.uid;
+  const found = uidOf(body);
+  if (expected !== undefined && found !== expected) {
+    throw new RequestError(
+      'Get',
+      describeRef(target.ref),
+      `the live object has UID "${found ?? '(none)'}", not the UID "${expected}" of the reference: it was replaced`,
+      { code: 'OTC_REPLACED', outcome: 'refused' },
+    );
+  }
+  return body as KubernetesObject;
 }
 
 export interface DeleteFlags {
@@ -375,7 +267,7 @@ export async function deleteAll(
       });
       deleted.push(withUid(target.ref, uidOf(response.body) ?? target.ref.uid));
     } catch (error) {
-      if (error instanceof RequestError && error.code === 404) deleted.push(target.ref);
+      if (error instanceof RequestError && error.statusCode === 404) deleted.push(target.ref);
       else failures.push({ resource: target.ref, error: asError(error) });
     }
   }

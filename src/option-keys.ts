@@ -5,6 +5,7 @@ import { closest } from './suggest.ts';
 
 const COMMON_KEYS = ['namespace', 'api', 'requestTimeout', 'signal', 'onWarning'];
 const DELETE_KEYS = ['dryRun', 'propagationPolicy'];
+const TEMPLATE_KEYS = [...COMMON_KEYS, 'templateNamespace', 'labels'];
 
 /** The options each call takes. Any other key is refused, never ignored (REPL and JS callers). */
 export type Call =
@@ -22,18 +23,18 @@ const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
     'http2',
     'onWarning',
   ],
-  process: [...COMMON_KEYS, 'templateNamespace'],
-  create: [...COMMON_KEYS, 'templateNamespace', 'fieldManager', 'dryRun', 'fieldValidation'],
-  get: [...COMMON_KEYS, 'templateNamespace'],
-  delete: [...COMMON_KEYS, 'templateNamespace', ...DELETE_KEYS],
-  'get with resources': [...COMMON_KEYS, 'resources'],
+  process: [...TEMPLATE_KEYS],
+  create: [...TEMPLATE_KEYS, 'fieldManager', 'dryRun', 'fieldValidation'],
+  get: [...TEMPLATE_KEYS, 'missing'],
+  delete: [...TEMPLATE_KEYS, ...DELETE_KEYS],
+  'get with resources': [...COMMON_KEYS, 'resources', 'missing'],
   'delete with resources': [...COMMON_KEYS, 'resources', ...DELETE_KEYS],
 };
 
 const ALL_OPTION_KEYS: readonly string[] = [...new Set(Object.values(OPTION_KEYS).flat())];
 
 /** Keys that belong to the other mode of the same operation. */
-const TEMPLATE_ONLY_KEYS = ['templateNamespace', 'templateName', 'parameters'];
+const TEMPLATE_ONLY_KEYS = ['templateNamespace', 'templateName', 'parameters', 'labels'];
 
 function callsTaking(key: string): string[] {
   const names = Object.entries(OPTION_KEYS)

@@ -28,7 +28,8 @@ function unsupportedNode(version: string): string | undefined {
  */
 export function loadClientNode(): Promise<{ k8s: ClientNode; undici: Undici }> {
   const refused = unsupportedNode(globalThis.process.versions.node);
-  if (refused !== undefined) return Promise.reject(new ValidationError('connect', [refused]));
+  if (refused !== undefined)
+    return Promise.reject(new ValidationError('connect', [refused], 'OTC_NODE_VERSION'));
   loaded ??= (async () => {
     const [k8s, undici] = await Promise.all([import('@kubernetes/client-node'), import('undici')]);
     return { k8s, undici };

@@ -2,6 +2,7 @@
 // HTTP request attempt, at no cost when nobody subscribes (the contexts are not even built).
 // The contexts carry names, namespaces, methods, paths and outcomes — never a parameter value, a
 // token, Secret data or kubeconfig content, and never a result.
+import { isTemplateObject, sourceName } from './template-source.ts';
 import { tracingChannel } from 'node:diagnostics_channel';
 import { isRecord } from './json.ts';
 import type { Operation } from './warnings.ts';
@@ -123,8 +124,11 @@ function text(value: unknown): string | undefined {
 export function templateCall(operation: Operation, templateName: unknown, options: unknown): OperationTrace {
   const o = isRecord(options) ? options : {};
   const namespace = text(o.namespace);
-  const templateNamespace = text(o.templateNamespace) ?? namespace;
-  const name = text(templateName);
+  // A Template object is stored nowhere: it has a name, but no namespace.
+  const templateNamespace = isTemplateObject(templateName)
+    ? undefined
+    : (text(o.templateNamespace) ?? namespace);
+  const name = sourceName(templateName);
   return {
     operation,
     mode: 'template',

@@ -24,6 +24,45 @@ export interface ResourceRef {
   name: string;
   /** The object's UID; reference-mode `delete()` sends it as a precondition. */
   uid?: string;
+  /**
+   * Set on refs from `create()` (and an Apply `OperationError`'s `resources`): `true` when this
+   * call created the object (the server answered 201), `false` when it already existed and the
+   * apply took it over (200). Under `dryRun`, whether it would have been created.
+   */
+  created?: boolean;
+}
+
+/**
+ * A ref from `create()`: `created` is always set.
+ *
+ * @example
+ * ```ts
+ * const refs: ocp.CreatedRef[] = await ocp.create('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers', api });
+ * const takenOver = refs.filter((r) => !r.created);
+ * ```
+ */
+export interface CreatedRef extends ResourceRef {
+  created: boolean;
+}
+
+/**
+ * A Template the caller holds, as `oc process -f` reads one from a file (parsed by the caller:
+ * the library reads no files). `apiVersion` is `template.openshift.io/v1`, or the legacy `v1`,
+ * which is sent as `template.openshift.io/v1`; `metadata.name` names it in errors and traces.
+ * It is never modified.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from 'node:fs';
+ * const template = JSON.parse(readFileSync('worker-template.json', 'utf8')) as ocp.TemplateObject;
+ * const objects = await ocp.process(template, { VM_NAME: 'w1' }, { namespace: 'workers', api });
+ * ```
+ */
+export interface TemplateObject extends KubernetesObject {
+  kind: 'Template';
+  objects?: unknown[];
+  parameters?: Record<string, unknown>[];
+  labels?: Record<string, string>;
 }
 
 /** Template parameter overrides. Booleans become `"true"`/`"false"`, finite numbers their decimal text. */
@@ -101,10 +140,45 @@ export interface CommonOptions {
 
 /** Options of template-mode `process`, `get` and `delete`. */
 export interface TemplateOptions extends CommonOptions {
-  /** Namespace of the stored Template. Default: `namespace`, only when omitted. */
+  /**
+   * Namespace of the stored Template. Default: `namespace`, only when omitted. Refused with a
+   * Template object, which is not stored anywhere.
+   */
   templateNamespace?: string | undefined;
+  /**
+   * Labels added to every rendered object, as `oc process -l` does: sent in the Template copy's
+   * `labels`, where the caller's value wins over the Template's on the same key, and the server
+   * sets them on each object over its own. Names stay as they were, so a replay without them
+   * names the same objects.
+   */
+  labels?: Readonly<Record<string, string>> | undefined;
   /** Reference mode only; present here so that the compiler rejects mixing the two modes. */
   resources?: undefined;
+}
+
+/**
+ * What `get()` does with an object the server does not have: `'error'` (the default) rejects with
+ * the first 404; `'null'` returns `null` in its place.
+ *
+ * @example
+ * ```ts
+ * const missing: ocp.Missing = 'null';
+ * const live = await ocp.get({ namespace: 'workers', resources: refs, api, missing });
+ * ```
+ */
+export type Missing = 'error' | 'null';
+
+/**
+ * Options of template-mode `get`.
+ *
+ * @example
+ * ```ts
+ * const options: ocp.GetOptions = { namespace: 'workers', templateNamespace: 'infra', missing: 'null', api };
+ * ```
+ */
+export interface GetOptions extends TemplateOptions {
+  /** Default `'error'`; `'null'` returns one entry per object, `null` for those not found. */
+  missing?: Missing | undefined;
 }
 
 /** Options of `create`. */
@@ -141,6 +215,24 @@ export interface ReferenceOptions extends CommonOptions {
   resources: readonly ResourceRef[];
   /** Template mode only; present here so that the compiler rejects mixing the two modes. */
   templateNamespace?: undefined;
+  /** Template mode only. */
+  labels?: undefined;
+}
+
+/**
+ * Options of reference-mode `get`.
+ *
+ * @example
+ * ```ts
+ * const options: ocp.ReferenceGetOptions = { namespace: 'workers', resources: refs, missing: 'null', api };
+ * ```
+ */
+export interface ReferenceGetOptions extends ReferenceOptions {
+  /**
+   * Default `'error'`; `'null'` returns one entry per ref, `null` for those not found, including a
+   * live object whose UID is not the ref's (the saved object is gone).
+   */
+  missing?: Missing | undefined;
 }
 
 /** Options of reference-mode `delete`: each ref with a `uid` is deleted with that UID as a precondition. */

@@ -41,12 +41,14 @@ interface TemplateParameter {
 }
 
 /**
- * A copy of a stored Template ready to POST for processing: overrides set (their generators
- * dropped), server-set metadata cleared. Unknown parameter names are problems, by name only.
+ * A copy of a Template ready to POST for processing: overrides set (their generators dropped),
+ * server-set metadata cleared, the caller's labels merged over the Template's (as `oc process -l`
+ * does). Unknown parameter names are problems, by name only.
  */
 export function prepareTemplate(
   template: Record<string, unknown>,
   parameters: TemplateParameters | undefined,
+  labels?: Readonly<Record<string, string>>,
 ): { template: Record<string, unknown>; issues: Issues } {
   const issues: Issues = [];
   // Only the metadata and the parameters change; the objects go out as stored, so they are shared
@@ -61,6 +63,9 @@ export function prepareTemplate(
       KEPT_TEMPLATE_METADATA.filter((k) => metadata[k] !== undefined).map((k) => [k, metadata[k]]),
     ),
     parameters: declared,
+    ...(labels === undefined
+      ? {}
+      : { labels: { ...(isRecord(template.labels) ? template.labels : {}), ...labels } }),
   };
   const byName = new Map(declared.map((p) => [typeof p.name === 'string' ? p.name : '', p]));
   const names = [...byName.keys()].filter((n) => n !== '');
@@ -141,15 +146,17 @@ function objectLabel(object: Record<string, unknown>, index: number): string {
 
 /**
  * Checks every rendered object and reports every problem: identity present and stable, kind
- * served and namespaced, namespace the target, no duplicates. Returns the targets when clean.
+ * served and namespaced, namespace the target, no duplicates. Returns the targets when clean, and
+ * whether a kind is not served (a problem of the cluster, not of the objects).
  */
 export function checkRenderedObjects(
   objects: readonly unknown[],
   namespace: string,
   lookup: KindLookup,
-): { targets: Target[]; issues: Issues } {
+): { targets: Target[]; issues: Issues; notServed: boolean } {
   const issues: Issues = [];
   const targets: Target[] = [];
+  let notServed = false;
   const seen = new Map<string, number>();
   objects.forEach((raw, index) => {
     if (!isRecord(raw)) {
@@ -180,8 +187,10 @@ export function checkRenderedObjects(
     if (typeof apiVersion !== 'string' || typeof kind !== 'string' || apiVersion === '' || kind === '')
       return;
     const found = lookup(apiVersion, kind);
-    if (!found) issues.push(`${label}: kind ${kind} in ${apiVersion} is not served by the cluster`);
-    else if (!found.namespaced)
+    if (!found) {
+      notServed = true;
+      issues.push(`${label}: kind ${kind} in ${apiVersion} is not served by the cluster`);
+    } else if (!found.namespaced)
       issues.push(`${label}: ${kind} is cluster-scoped; only namespaced objects are allowed`);
     if (issues.length > before || !found || typeof name !== 'string') return;
     const ref: ResourceRef = { apiVersion, kind, namespace, name };
@@ -195,7 +204,7 @@ export function checkRenderedObjects(
     const object = { ...raw, metadata: { ...metadata, namespace } } as KubernetesObject;
     targets.push({ ref, resource: found.resource, object });
   });
-  return { targets, issues };
+  return { targets, issues, notServed };
 }
 
 export function checkProcessedTemplate(body: unknown): { objects: unknown[] } | undefined {

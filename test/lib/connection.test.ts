@@ -57,7 +57,7 @@ describe('pooling and ownership', () => {
     await ocp.process('worker-template', { VM_NAME: 'own' }, WORKER);
     expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
     const error = await rejection(ocp.process('missing-template', {}, WORKER));
-    expect(instance(error, ocp.RequestError).code).toBe(404);
+    expect(instance(error, ocp.RequestError).statusCode).toBe(404);
     expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
   });
 
@@ -209,7 +209,7 @@ describe('TLS and credentials', () => {
       for (const user of c.users) user.user.token = 'wrong-token-value';
     });
     const error = instance(await rejection(ocp.connect({ kubeconfig: path })), ocp.RequestError);
-    expect(error.code).toBe(401);
+    expect(error.statusCode).toBe(401);
     expect(error.message).toMatch(/^Connect https:\/\/127\.0\.0\.1:\d+: 401 Unauthorized: Unauthorized; /);
     expect(error.message).toContain(
       `the server refused the credentials of user "${config.users[0]?.name ?? ''}" (context "${config['current-context']}"): log in again or refresh the token`,

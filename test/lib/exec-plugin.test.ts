@@ -132,7 +132,7 @@ describe.each(['h2', 'http1'] as const)('over %s', (protocol) => {
       await rejection(ocp.process('worker-template', { VM_NAME: 'r' }, { ...WORKER, api })),
       ocp.RequestError,
     );
-    expect(refused.code).toBe(401);
+    expect(refused.statusCode).toBe(401);
     expect(refreshed.runs()).toHaveLength(1);
     await ocp.process('worker-template', { VM_NAME: 'r' }, { ...WORKER, api });
     await ocp.process('worker-template', { VM_NAME: 's' }, { ...WORKER, api });

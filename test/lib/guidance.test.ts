@@ -93,7 +93,7 @@ test('a Template not found where templateNamespace defaulted to namespace says s
     await rejection(ocp.process('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers', api })),
     ocp.RequestError,
   );
-  expect(error.code).toBe(404);
+  expect(error.statusCode).toBe(404);
   expect(error.message).toBe(
     'Get Template "worker-template" in namespace "workers": 404 NotFound: templates.template.openshift.io "worker-template" not found; ' +
       'templateNamespace was not given, so the Template was looked up in the target namespace "workers"',

@@ -73,7 +73,7 @@ describe('KUBECONFIG lists several files', () => {
     });
     process.env.KUBECONFIG = list(first, full);
     const error = instance(await rejection(ocp.connect({ context: 'second' })), ocp.RequestError);
-    expect(error.code).toBe(401);
+    expect(error.statusCode).toBe(401);
     expect(error.message).not.toContain('stale-token-value');
     expect(h.sim.log.map((e) => e.status)).toEqual([401]);
   });

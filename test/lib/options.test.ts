@@ -82,7 +82,7 @@ describe('unknown options are refused before any request', () => {
     [
       'get',
       [{ namespace: 'workers', resources: [], timeout: 5 }],
-      'timeout: unknown option of get(); it takes namespace, api, requestTimeout, signal, onWarning, resources',
+      'timeout: unknown option of get(); it takes namespace, api, requestTimeout, signal, onWarning, resources, missing',
     ],
     ['connect', [{ kubeConfig: '/x' }], 'kubeConfig: unknown option; did you mean kubeconfig?'],
     [

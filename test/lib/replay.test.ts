@@ -81,7 +81,7 @@ test('reference mode: a saved UID protects a replacement object of the same name
   // The old VM and Secret were replaced too (create re-applied them, same UIDs kept by apply).
   expect(failure.failures.map((f) => f.resource.name)).toEqual(['replay-1-config']);
   const cause = instance(failure.failures[0]?.error, ocp.RequestError);
-  expect(cause.code).toBe(409);
+  expect(cause.statusCode).toBe(409);
   expect(cause.reason).toBe('Conflict');
   expect(cause.message).toContain(`Precondition failed: UID in precondition: ${refs[0]?.uid ?? ''}`);
   expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'replay-1-config')).toBeDefined();
@@ -119,7 +119,7 @@ test('get reads live objects in order, status included, in both modes', async ()
   await ocp.delete('worker-template', params, { ...WORKER, api });
   const missing = await rejection(ocp.get({ namespace: 'workers', resources: refs, api }));
   expect(missing).toBeInstanceOf(ocp.RequestError);
-  expect(instance(missing, ocp.RequestError).code).toBe(404);
+  expect(instance(missing, ocp.RequestError).statusCode).toBe(404);
   expect(missing.message).toBe(
     'Get ConfigMap "replay-1-config" in namespace "workers": 404 NotFound: configmaps "replay-1-config" not found',
   );
@@ -150,7 +150,7 @@ test('template-mode delete without the Template says that replay needs it', asyn
     await rejection(ocp.delete('retired-template', { VM_NAME: 'x' }, WORKER)),
     ocp.RequestError,
   );
-  expect(error.code).toBe(404);
+  expect(error.statusCode).toBe(404);
   expect(error.message).toBe(
     'Get Template "retired-template" in namespace "infra": 404 NotFound: templates.template.openshift.io "retired-template" not found; delete replays the Template to name its objects, so it needs that Template (the revision that created them) back; or delete from saved references',
   );

@@ -56,7 +56,7 @@ async function exists(ref: ocp.ResourceRef): Promise<boolean> {
     await ocp.get({ namespace: config.namespace, resources: [ref], api });
     return true;
   } catch (error) {
-    if (error instanceof ocp.RequestError && error.code === 404) return false;
+    if (error instanceof ocp.RequestError && error.statusCode === 404) return false;
     throw error;
   }
 }
@@ -142,7 +142,7 @@ afterAll(async () => {
           if (uid && live.metadata?.name?.startsWith(`${config.prefix}-`))
             await ocp.delete({ namespace: config.namespace, resources: [{ ...ref, uid }], api });
         } catch (error) {
-          if (!(error instanceof ocp.RequestError && error.code === 404))
+          if (!(error instanceof ocp.RequestError && error.statusCode === 404))
             leftovers.push(`${ref.kind}/${ref.name}: ${String(error)}`);
         }
       }
@@ -266,7 +266,7 @@ describe('live checks', () => {
     expect(error).toBeInstanceOf(ocp.OperationError);
     const cause = (error as ocp.OperationError).failures[0]?.error;
     if (!(cause instanceof ocp.RequestError)) throw new Error('expected a RequestError', { cause });
-    expect(cause.code).toBe(409);
+    expect(cause.statusCode).toBe(409);
     expect(cause.status?.details?.causes?.[0]).toMatchObject({
       reason: 'FieldManagerConflict',
       field: '.data.mode',
@@ -294,7 +294,7 @@ describe('live checks', () => {
     expect(error).toBeInstanceOf(ocp.OperationError);
     const failure = error as ocp.OperationError;
     expect(failure.failures.map((f) => f.resource.name)).toEqual([`${config.prefix}-uid-config`]);
-    expect(failure.failures[0]?.error).toMatchObject({ code: 409 });
+    expect(failure.failures[0]?.error).toMatchObject({ statusCode: 409 });
     ledger.forget(failure.resources);
     for (const ref of replacement.slice(0, 1)) expect(await exists(ref)).toBe(true);
   });
@@ -327,7 +327,7 @@ describe('live checks', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ocp.OperationError);
     const codes = (error as ocp.OperationError).failures.map((f) =>
-      f.error instanceof ocp.RequestError ? f.error.code : undefined,
+      f.error instanceof ocp.RequestError ? f.error.statusCode : undefined,
     );
     expect(codes).toEqual(refs.map(() => 403));
     for (const ref of refs) expect(await exists(ref)).toBe(true);

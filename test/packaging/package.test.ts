@@ -235,14 +235,16 @@ try {
   await ocp.connect();
   console.log('connected?');
 } catch (error) {
-  console.log(JSON.stringify({ name: error.name, message: error.message, version: process.versions.node }));
+  console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message, version: process.versions.node }));
 }`,
       ],
       { cwd: project, env },
     );
-    const result = JSON.parse(stdout) as { name: string; message: string; version: string };
+    const result = JSON.parse(stdout) as { name: string; code: string; message: string; version: string };
     expect(result.version).toMatch(/^20\./);
     expect(result.name).toBe('ValidationError');
+    // The environment's problem, not the call's: its code says so.
+    expect(result.code).toBe('OTC_NODE_VERSION');
     expect(result.message).toContain(`Node.js ${result.version} is running`);
     expect(result.message).toContain('needs Node.js >= 22.19');
   });

@@ -163,6 +163,57 @@ const FAULTS: Fault[] = [
 
 const rows: MatrixRow[] = [];
 
+/** What each fault means for a scheduler: whether the server may have acted, and the error's code. */
+const EXPECTED: Record<string, [ocp.Outcome, ocp.RequestErrorCode]> = {
+  'connection refused': ['not-sent', 'OTC_CONNECT_FAILED'],
+  'TLS: unknown CA': ['not-sent', 'OTC_TLS'],
+  'TLS: wrong host name': ['not-sent', 'OTC_TLS'],
+  'proxy: 407 (no credentials)': ['not-sent', 'OTC_PROXY'],
+  'proxy: 403': ['not-sent', 'OTC_PROXY'],
+  'proxy: 502': ['not-sent', 'OTC_PROXY'],
+  'proxy: unreachable': ['not-sent', 'OTC_PROXY'],
+  'proxy: stalls': ['not-sent', 'OTC_TIMEOUT'],
+  'proxy: hangs up': ['not-sent', 'OTC_PROXY'],
+  'proxy: tunnel cut mid-request': ['unknown', 'OTC_CONNECTION_LOST'],
+  'reset before headers': ['unknown', 'OTC_CONNECTION_LOST'],
+  'reset mid-body': ['unknown', 'OTC_CONNECTION_LOST'],
+  'no response (read timeout)': ['unknown', 'OTC_TIMEOUT'],
+  '401': ['refused', 'OTC_UNAUTHORIZED'],
+  '403': ['refused', 'OTC_FORBIDDEN'],
+  '404': ['refused', 'OTC_NOT_FOUND'],
+  '409 (apply conflict / UID precondition)': ['refused', 'OTC_CONFLICT'],
+  '422': ['refused', 'OTC_INVALID'],
+  '429': ['refused', 'OTC_TOO_MANY_REQUESTS'],
+  '500': ['refused', 'OTC_SERVER_ERROR'],
+  '503': ['refused', 'OTC_UNAVAILABLE'],
+  '504 Timeout Status': ['unknown', 'OTC_SERVER_TIMEOUT'],
+  'malformed JSON body': ['unknown', 'OTC_BAD_RESPONSE'],
+  'non-JSON 200': ['unknown', 'OTC_BAD_RESPONSE'],
+  'truncated body': ['unknown', 'OTC_CONNECTION_LOST'],
+};
+
+/** The requests of the failing step that reached the server, as its log holds them. */
+function arrived(step: Step): { status: number }[] {
+  const { method, path } = step.match;
+  return h.sim.log.filter(
+    (e) =>
+      e.method === method &&
+      (path === undefined || (typeof path === 'string' ? e.path === path : path.test(e.path))),
+  );
+}
+
+/**
+ * The outcome the error claims, checked against what the server's log holds: not sent means the
+ * failing request never arrived; refused means it arrived and was answered with the error's status.
+ */
+function expectOutcomeInLog(step: Step, failure: ocp.RequestError): void {
+  const nth = step.match.nth ?? 1;
+  const seen = arrived(step);
+  if (failure.outcome === 'not-sent') expect(seen.length).toBeLessThan(nth);
+  else expect(seen.length).toBeGreaterThanOrEqual(nth);
+  if (failure.outcome === 'refused') expect(seen[nth - 1]?.status).toBe(failure.statusCode);
+}
+
 function stored(): string[] {
   return KINDS.map(([apiVersion, kind], i) =>
     h.sim.getObject(apiVersion, kind, 'workers', NAMES[i] ?? '') ? (NAMES[i] ?? '') : '',
@@ -289,7 +340,7 @@ describe('fault matrix', () => {
       const outcome =
         error === undefined
           ? 'success'
-          : `${(error as Error).constructor.name}${failure instanceof ocp.RequestError ? ` → ${failure.name}${failure.code ? ` ${failure.code}` : ''}` : ''}`;
+          : `${(error as Error).constructor.name}${failure instanceof ocp.RequestError ? ` → ${failure.name}${failure.statusCode ? ` ${failure.statusCode}` : ''} ${failure.code}, ${failure.outcome}` : ''}`;
       const expectSuccess =
         fault.name === 'slow trickling body' || (fault.name === '404' && step.name === 'delete #2');
       const expectValidation = fault.name === '404' && step.name === 'discovery';
@@ -298,8 +349,13 @@ describe('fault matrix', () => {
       } else if (expectValidation) {
         expect(error).toBeInstanceOf(ocp.ValidationError);
         expect((error as ocp.ValidationError).issues[0]).toContain('not served');
+        // The cluster's problem, not the input's: a scheduler may retry once the kind is served.
+        expect((error as ocp.ValidationError).code).toBe('OTC_KIND_NOT_SERVED');
       } else if (step.mutation) {
         expect(error).toBeInstanceOf(ocp.OperationError);
+        expect((error as ocp.OperationError).code).toBe(
+          step.name === 'apply #2' ? 'OTC_APPLY_FAILED' : 'OTC_DELETE_FAILED',
+        );
       } else {
         expect(error).toBeInstanceOf(ocp.RequestError);
       }
@@ -318,8 +374,10 @@ describe('fault matrix', () => {
         if (step.name === 'apply #2' || step.name === 'delete #2' || step.name === 'read #2')
           expect(failure.target).toBe('Secret "fm-credentials" in namespace "workers"');
         const code = fault.action?.(step);
+        expect([failure.outcome, failure.code]).toEqual(EXPECTED[fault.name]);
+        expectOutcomeInLog(step, failure);
         if (code?.type === 'status') {
-          expect(failure.code).toBe(code.code);
+          expect(failure.statusCode).toBe(code.code);
           expect(failure.reason).toBe(code.reason);
           expect(failure.message).toContain(`${code.code} ${code.reason ?? ''}: ${code.message ?? ''}`);
         } else if (code?.type === 'raw') {
@@ -342,12 +400,11 @@ describe('fault matrix', () => {
         const onServer = stored();
         const reported = error.resources.map((r) => r.name);
         const unknown = error.failures
-          .filter(
-            (f) =>
-              !(f.error instanceof ocp.RequestError && f.error.code !== undefined && f.error.code >= 400),
-          )
+          .filter((f) => f.error instanceof ocp.RequestError && f.error.outcome === 'unknown')
           .map((f) => f.resource.name);
         for (const name of reported) expect(onServer).toContain(name);
+        // The first object did not exist before (prepare deleted it): this create made it.
+        expect(error.resources.map((r) => r.created)).toEqual(error.resources.map(() => true));
         for (const name of onServer) expect([...reported, ...unknown]).toContain(name);
         accounted = `applied ${JSON.stringify(onServer)}; reported ${JSON.stringify(reported)}${unknown.length ? `, outcome unknown ${JSON.stringify(unknown)}` : ''}`;
       }
@@ -360,14 +417,7 @@ describe('fault matrix', () => {
         const unknown =
           error instanceof ocp.OperationError
             ? error.failures
-                .filter(
-                  (f) =>
-                    !(
-                      f.error instanceof ocp.RequestError &&
-                      f.error.code !== undefined &&
-                      f.error.code >= 400
-                    ),
-                )
+                .filter((f) => f.error instanceof ocp.RequestError && f.error.outcome === 'unknown')
                 .map((f) => f.resource.name)
             : [];
         if (fault.name !== '404') for (const name of deleted) expect(gone).toContain(name);

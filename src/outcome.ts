@@ -1,0 +1,186 @@
+// What a failed request means for a caller that must act on it without reading its message: did
+// anything reach the server (`outcome`), and which kind of problem it was (`code`). Classified
+// here once, from the HTTP status, the server's Status and the wire failure underneath.
+import type { KubernetesStatus } from './errors.ts';
+import { isRecord } from './json.ts';
+
+/**
+ * Whether the server may have acted on a failed request:
+ * - `'not-sent'`: it failed before any byte of the request left (connecting, TLS, the proxy, the
+ *   credentials, a signal that had already fired, a closed Connection);
+ * - `'refused'`: the API server answered with a Kubernetes Status saying it did not act;
+ * - `'unknown'`: anything else (a connection lost after sending, a timeout, a gateway's answer).
+ *
+ * @example
+ * ```ts
+ * const failure = error instanceof ocp.OperationError ? error.failures[0]?.error : error;
+ * if (failure instanceof ocp.RequestError && failure.outcome === 'unknown') {
+ *   // It may have been applied: read it back before deciding.
+ * }
+ * ```
+ */
+export type Outcome = 'not-sent' | 'unknown' | 'refused';
+
+/**
+ * The stable codes of `RequestError`, one per kind of failure; see the README's table.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.RequestError && error.code === 'OTC_FORBIDDEN') console.error('grant RBAC first');
+ * ```
+ */
+export type RequestErrorCode =
+  | 'OTC_KUBECONFIG'
+  | 'OTC_CONNECT_FAILED'
+  | 'OTC_TLS'
+  | 'OTC_PROXY'
+  | 'OTC_CREDENTIALS'
+  | 'OTC_TIMEOUT'
+  | 'OTC_ABORTED'
+  | 'OTC_CONNECTION_CLOSED'
+  | 'OTC_CONNECTION_LOST'
+  | 'OTC_BAD_RESPONSE'
+  | 'OTC_UNAUTHORIZED'
+  | 'OTC_FORBIDDEN'
+  | 'OTC_NOT_FOUND'
+  | 'OTC_REPLACED'
+  | 'OTC_CONFLICT'
+  | 'OTC_INVALID'
+  | 'OTC_TOO_MANY_REQUESTS'
+  | 'OTC_SERVER_TIMEOUT'
+  | 'OTC_UNAVAILABLE'
+  | 'OTC_SERVER_ERROR'
+  | 'OTC_HTTP_ERROR';
+
+/**
+ * The stable codes of `ValidationError`: bad input the caller must fix (`OTC_INVALID_ARGUMENT`,
+ * `OTC_UNSAFE_OBJECT`), or an environment the caller cannot fix by changing the call
+ * (`OTC_KIND_NOT_SERVED`, `OTC_NODE_VERSION`, `OTC_PROXY_CONFIG`).
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.ValidationError && error.code === 'OTC_KIND_NOT_SERVED') scheduleRetryLater();
+ * ```
+ */
+export type ValidationErrorCode =
+  | 'OTC_INVALID_ARGUMENT'
+  | 'OTC_UNSAFE_OBJECT'
+  | 'OTC_KIND_NOT_SERVED'
+  | 'OTC_NODE_VERSION'
+  | 'OTC_PROXY_CONFIG';
+
+/**
+ * The stable codes of `OperationError`.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.OperationError && error.code === 'OTC_APPLY_FAILED') console.error(error.failures);
+ * ```
+ */
+export type OperationErrorCode = 'OTC_APPLY_FAILED' | 'OTC_DELETE_FAILED';
+
+/**
+ * Every code an error of this library carries.
+ *
+ * @example
+ * ```ts
+ * const environment: ocp.ErrorCode[] = ['OTC_KIND_NOT_SERVED', 'OTC_NODE_VERSION', 'OTC_PROXY_CONFIG'];
+ * const code = (error as { code?: ocp.ErrorCode }).code;
+ * if (code !== undefined && environment.includes(code)) console.error('fix the cluster or the machine, then retry');
+ * ```
+ */
+export type ErrorCode = RequestErrorCode | ValidationErrorCode | OperationErrorCode;
+
+/** Codes of wire failures that happen before a request can have been written. */
+const BEFORE_SENDING = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'OTC_CONNECT_TIMEOUT',
+  'OTC_PROXY',
+  'OTC_CREDENTIALS',
+]);
+
+/** Node's and OpenSSL's codes for a certificate or handshake refused by verification. */
+function isTlsCode(code: string): boolean {
+  return (
+    code.startsWith('ERR_TLS_') ||
+    code.startsWith('ERR_SSL_') ||
+    code.startsWith('CERT_') ||
+    code.startsWith('UNABLE_TO_') ||
+    code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
+    code === 'SELF_SIGNED_CERT_IN_CHAIN'
+  );
+}
+
+/** The string `code`s along an error's `cause` chain. */
+export function causeCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; isRecord(current) && depth < 10; depth += 1) {
+    if (typeof current.code === 'string') codes.push(current.code);
+    current = current.cause;
+  }
+  return codes;
+}
+
+/** A wire failure (no answer): nothing left when it failed before the request could be written. */
+export function wireOutcome(cause: unknown): Outcome {
+  const codes = causeCodes(cause);
+  return codes.some((c) => BEFORE_SENDING.has(c) || isTlsCode(c)) ? 'not-sent' : 'unknown';
+}
+
+function isStatus(body: KubernetesStatus | undefined): body is KubernetesStatus {
+  return body?.kind === 'Status';
+}
+
+/** An answer outside 2xx: refused only when a Kubernetes Status says the server did not act. */
+export function answerOutcome(statusCode: number, status: KubernetesStatus | undefined): Outcome {
+  if (!isStatus(status)) return 'unknown';
+  if (status.reason === 'Timeout' || status.reason === 'ServerTimeout') return 'unknown';
+  if (statusCode >= 400 && statusCode < 500) return statusCode === 408 ? 'unknown' : 'refused';
+  if (statusCode === 500) {
+    const reason = status.reason ?? '';
+    return reason === '' || reason === 'InternalError' ? 'refused' : 'unknown';
+  }
+  return statusCode === 503 ? 'refused' : 'unknown';
+}
+
+const STATUS_CODES: Record<number, RequestErrorCode> = {
+  400: 'OTC_INVALID',
+  401: 'OTC_UNAUTHORIZED',
+  403: 'OTC_FORBIDDEN',
+  404: 'OTC_NOT_FOUND',
+  408: 'OTC_SERVER_TIMEOUT',
+  409: 'OTC_CONFLICT',
+  410: 'OTC_NOT_FOUND',
+  422: 'OTC_INVALID',
+  429: 'OTC_TOO_MANY_REQUESTS',
+  502: 'OTC_UNAVAILABLE',
+  503: 'OTC_UNAVAILABLE',
+  504: 'OTC_SERVER_TIMEOUT',
+};
+
+/** The code of an answer outside 2xx, from its status and the Status `reason`. */
+export function answerCode(statusCode: number, reason: string | undefined): RequestErrorCode {
+  if (reason === 'Timeout' || reason === 'ServerTimeout') return 'OTC_SERVER_TIMEOUT';
+  const known = STATUS_CODES[statusCode];
+  if (known !== undefined) return known;
+  return statusCode >= 500 ? 'OTC_SERVER_ERROR' : 'OTC_HTTP_ERROR';
+}
+
+/** The code of a wire failure, from what ended it and the codes along its cause chain. */
+export function wireCode(cause: unknown, kind: 'timeout' | 'abort' | undefined): RequestErrorCode {
+  const codes = causeCodes(cause);
+  if (codes.includes('OTC_CONNECTION_CLOSED')) return 'OTC_CONNECTION_CLOSED';
+  if (kind === 'timeout') return 'OTC_TIMEOUT';
+  if (kind === 'abort') return 'OTC_ABORTED';
+  if (codes.includes('OTC_CREDENTIALS')) return 'OTC_CREDENTIALS';
+  if (codes.includes('OTC_PROXY')) return 'OTC_PROXY';
+  if (codes.some(isTlsCode)) return 'OTC_TLS';
+  if (codes.some((c) => BEFORE_SENDING.has(c))) return 'OTC_CONNECT_FAILED';
+  return 'OTC_CONNECTION_LOST';
+}

@@ -1,0 +1,190 @@
+// Rendering a Template on the server: read the stored one (or take the caller's), set the
+// parameters and labels in a copy, refuse random generators, and POST it to `processedtemplates`.
+import { debuglog } from 'node:util';
+import { makeRedactor, type Redactor, RequestError, ValidationError } from './errors.ts';
+import { isRecord } from './json.ts';
+import { type OperationContext, segment, send } from './operations.ts';
+import { secretParameterValues, secretValues } from './secrets.ts';
+import { asProcessable, isTemplateObject, type TemplateSource } from './template-source.ts';
+import type { KubernetesObject, TemplateOptions, TemplateParameters } from './types.ts';
+import { checkProcessedTemplate, prepareTemplate, unresolvedGenerators } from './validate.ts';
+
+const TEMPLATE_API = '/apis/template.openshift.io/v1';
+const debug = debuglog('openshift-templates');
+
+export interface Rendered {
+  objects: KubernetesObject[];
+  redact: Redactor;
+}
+
+/**
+ * The target namespace does not exist (the processing POST's 404 says so), so none of the
+ * `count` objects the Template holds can exist there either.
+ */
+export interface AbsentNamespace {
+  absent: RequestError;
+  count: number;
+}
+
+/** The Template a source names: GET the stored one, or the caller's object as the server takes it. */
+async function templateOf(
+  op: OperationContext,
+  templateName: string,
+  options: TemplateOptions,
+): Promise<Record<string, unknown>> {
+  const templateNamespace = options.templateNamespace ?? options.namespace;
+  const target = `Template "${templateName}" in namespace "${templateNamespace}"`;
+  const { body: stored } = await send(op, {
+    method: 'GET',
+    path: `${TEMPLATE_API}/namespaces/${segment(templateNamespace)}/templates/${segment(templateName)}`,
+    step: 'Get',
+    target,
+    object: {
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      name: templateName,
+      namespace: templateNamespace,
+    },
+  }).catch((error: unknown) => {
+    // The most likely reason for a missing Template: it is stored elsewhere.
+    if (options.templateNamespace !== undefined || !isNotFound(error)) throw error;
+    throw notFoundWith(
+      error,
+      `templateNamespace was not given, so the Template was looked up in the target namespace "${options.namespace}"`,
+    );
+  });
+  if (!isRecord(stored) || stored.kind !== 'Template') {
+    throw new RequestError('Get', target, 'the response is not a Template', {
+      code: 'OTC_BAD_RESPONSE',
+      outcome: 'unknown',
+    });
+  }
+  return stored;
+}
+
+/** The name errors and traces use: the stored Template's, or the object's `metadata.name`. */
+function nameOf(source: TemplateSource): string {
+  if (typeof source === 'string') return source;
+  const name = source.metadata?.name;
+  return typeof name === 'string' ? name : '';
+}
+
+function isAbsentNamespace(error: unknown, namespace: string): error is RequestError {
+  if (!isNotFound(error)) return false;
+  const details = error.status?.details;
+  return details?.kind === 'namespaces' && details.name === namespace;
+}
+
+/**
+ * Renders the Template in the target namespace, or says that namespace does not exist. The
+ * copy sent carries the overrides (their generators dropped) and the caller's labels; a
+ * parameter that would still be generated at random is refused, so a replay names the same objects.
+ */
+export async function render(
+  op: OperationContext,
+  source: TemplateSource,
+  parameters: TemplateParameters | undefined,
+  options: TemplateOptions,
+): Promise<Rendered | AbsentNamespace> {
+  const name = nameOf(source);
+  const stored = isTemplateObject(source) ? asProcessable(source) : await templateOf(op, name, options);
+  const { template, issues } = prepareTemplate(stored, parameters, options.labels);
+  if (issues.length > 0) throw new ValidationError(`${op.operation} ${name}`, issues);
+  const unresolved = unresolvedGenerators(template);
+  if (unresolved.length > 0) {
+    throw new ValidationError(
+      `${op.operation} ${name}`,
+      unresolved.map(
+        (parameter) =>
+          `parameter ${parameter} would be generated at random, so a replay could not name the same objects; give it an explicit value`,
+      ),
+    );
+  }
+  const target = `Template "${name}" in namespace "${options.namespace}"`;
+  const secretParameters = secretParameterValues(stored, parameters);
+  let processed: unknown;
+  try {
+    ({ body: processed } = await send(op, {
+      method: 'POST',
+      path: `${TEMPLATE_API}/namespaces/${segment(options.namespace)}/processedtemplates`,
+      body: template,
+      step: 'Process',
+      target,
+      redact: makeRedactor(secretParameters),
+    }));
+  } catch (error) {
+    if (!isAbsentNamespace(error, options.namespace)) throw error;
+    // The server renders one object per Template object, so the count is known without it.
+    const count = Array.isArray(stored.objects) ? stored.objects.length : 0;
+    return { absent: error, count };
+  }
+  const result = checkProcessedTemplate(processed);
+  if (!result)
+    throw new RequestError('Process', target, 'the response is not a processed Template with objects', {
+      code: 'OTC_BAD_RESPONSE',
+      outcome: 'unknown',
+    });
+  const objects = result.objects as KubernetesObject[];
+  return { objects, redact: makeRedactor([...secretParameters, ...secretValues(objects)]) };
+}
+
+/** Renders the Template; a target namespace that does not exist is the processing's 404. */
+export async function renderTemplate(
+  op: OperationContext,
+  source: TemplateSource,
+  parameters: TemplateParameters | undefined,
+  options: TemplateOptions,
+): Promise<Rendered> {
+  const rendered = await render(op, source, parameters, options);
+  if ('absent' in rendered) throw rendered.absent;
+  return rendered;
+}
+
+/**
+ * Rendering for a template-mode delete. A target namespace that no longer exists holds none of
+ * the objects, so there is nothing to delete (undefined). A Template that no longer exists cannot
+ * be replayed: the error says so, since a scheduler would otherwise retry it forever.
+ */
+export async function renderForDelete(
+  op: OperationContext,
+  source: TemplateSource,
+  parameters: TemplateParameters | undefined,
+  options: TemplateOptions,
+): Promise<Rendered | undefined> {
+  let rendered: Rendered | AbsentNamespace;
+  try {
+    rendered = await render(op, source, parameters, options);
+  } catch (error) {
+    if (!isNotFound(error) || error.step !== 'Get') throw error;
+    throw notFoundWith(
+      error,
+      'delete replays the Template to name its objects, so it needs that Template (the revision ' +
+        'that created them) back; or delete from saved references',
+    );
+  }
+  if (!('absent' in rendered)) return rendered;
+  // Idempotent, but not silent: a typo in the namespace must not pass for a finished delete.
+  const text =
+    `namespace "${options.namespace}" does not exist, so no object of Template "${nameOf(source)}" ` +
+    'can exist there; nothing was deleted';
+  debug('%s', text);
+  op.connection.notify({ text, operation: 'delete' }, op.warnings);
+  return undefined;
+}
+
+function isNotFound(error: unknown): error is RequestError {
+  return error instanceof RequestError && error.statusCode === 404;
+}
+
+/** The same 404, with advice appended; the original stays as `cause`. */
+function notFoundWith(error: RequestError, advice: string): RequestError {
+  const detail = `404${error.reason ? ` ${error.reason}` : ''}: ${error.status?.message ?? 'not found'}`;
+  return new RequestError(error.step, error.target, `${detail}; ${advice}`, {
+    statusCode: 404,
+    code: error.code,
+    outcome: error.outcome,
+    ...(error.reason ? { reason: error.reason } : {}),
+    ...(error.status ? { status: error.status } : {}),
+    cause: error,
+  });
+}
