@@ -93,11 +93,13 @@ describe('responses that lie', () => {
       },
     });
     const refs = await ocp.create('worker-template', { VM_NAME: 'lie4' }, { ...WORKER, api });
+    // The lying answer was a 200, so the ref says the object was not created by this call.
     expect(refs[0]).toEqual({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       namespace: 'workers',
       name: 'lie4-config',
+      created: false,
     });
     expect(refs[1]?.uid).toBeTypeOf('string');
     await ocp.delete('worker-template', { VM_NAME: 'lie4' }, { ...WORKER, api });
