@@ -2,9 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { type ClientCertificate, issueClientCertificate } from './certs.ts';
-import type { FaultRule } from './faults.ts';
-import type { Json, JsonObject } from './fields.ts';
-import { type AddedKind, addKind } from './openapi/kinds.ts';
+import type { FaultRule } from './faults/rules.ts';
+import type { Json, JsonObject } from './objects/fields.ts';
+import { type AddedKind, addKind } from './discovery/openapi/kinds.ts';
 import {
   type Identity,
   infoForObject,
@@ -12,14 +12,14 @@ import {
   type Protocol,
   type Rule,
   SimulatorServer,
-} from './server.ts';
+} from './http/server.ts';
 import { exampleObjects } from './seed.ts';
 
 export type { ClientCertificate } from './certs.ts';
-export type { FaultAction, FaultRule } from './faults.ts';
-export type { Identity, LogEntry, Protocol, Rule } from './server.ts';
-export type { Json, JsonObject } from './fields.ts';
-export type { AddedKind } from './openapi/kinds.ts';
+export type { FaultAction, FaultRule } from './faults/rules.ts';
+export type { Identity, LogEntry, Protocol, Rule } from './http/server.ts';
+export type { Json, JsonObject } from './objects/fields.ts';
+export type { AddedKind } from './discovery/openapi/kinds.ts';
 
 export interface SimulatorOptions {
   /** Extra bearer tokens and who they are; an admin token is always created. */

@@ -3,7 +3,7 @@
 // client asking `Accept: application/vnd.kubernetes.protobuf, application/json` accepts.
 import { decodeKubernetesProtobuf, PROTOBUF } from './kube-protobuf.ts';
 import { ProtobufError } from './protobuf.ts';
-import { StatusError } from './status.ts';
+import { StatusError } from '../objects/status.ts';
 
 export function parseJson(text: string): unknown {
   try {

@@ -2,7 +2,7 @@
 // pkg/template/generator/expressionvalue.go do it, including their quirks (see docs/wire-reference.md §1).
 import { randomInt } from 'node:crypto';
 import { groupified } from './groupification.ts';
-import { badRequest, invalid, type FieldError, StatusError } from './status.ts';
+import { badRequest, invalid, type FieldError, StatusError } from '../objects/status.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = Record<string, Json>;

@@ -2,11 +2,11 @@
 // says how they were captured), and the wire format's edge cases.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { decodeKubernetesProtobuf } from '../../simulator/kube-protobuf.ts';
-import { decodeMessage, ProtobufError, readFields, readVarint } from '../../simulator/protobuf.ts';
+import { decodeKubernetesProtobuf } from '../../../simulator/http/kube-protobuf.ts';
+import { decodeMessage, ProtobufError, readFields, readVarint } from '../../../simulator/http/protobuf.ts';
 
 const captured = JSON.parse(
-  readFileSync(new URL('../fixtures/kubectl-protobuf.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../fixtures/kubectl-protobuf.json', import.meta.url), 'utf8'),
 ) as Record<'configmap' | 'secret' | 'selfSubjectAccessReview' | 'namespace' | 'serviceAccount', string>;
 const bytes = (base64: string): Buffer => Buffer.from(base64, 'base64');
 /** A length-delimited field: tag, length, payload (every length here fits one varint byte). */

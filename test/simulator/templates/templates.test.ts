@@ -1,8 +1,8 @@
 // Template processing against openshift/library-go's rules and texts (docs/wire-reference.md §1).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call } from './client.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { generateExpression } from '../../simulator/templates.ts';
+import { call } from '../client.ts';
+import { type Simulator, startSimulator } from '../../../simulator/index.ts';
+import { generateExpression } from '../../../simulator/templates/templates.ts';
 
 let sim: Simulator;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 // and namespace of the body against the URL), pkg/registry/rest/update.go BeforeUpdate (generation,
 // uid and creationTimestamp kept from the stored object) and pkg/registry/generic/registry/store.go
 // Update (no create on update; resourceVersion as an optimistic lock, required for custom resources).
-import { groupVersionOf, type ResourceInfo } from './discovery.ts';
+import { groupVersionOf, type ResourceInfo } from '../discovery/resources.ts';
 import {
   fromFieldsV1,
   isObject,

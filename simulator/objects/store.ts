@@ -1,7 +1,7 @@
 // The simulator's object storage and the write semantics of the API server: create, server-side
 // apply with field ownership, JSON merge patch, delete with preconditions (docs/wire-reference.md §3, §4, §6).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { groupVersionOf, type ResourceInfo } from './discovery.ts';
+import { groupVersionOf, type ResourceInfo } from '../discovery/resources.ts';
 import { nameErrors } from './names.ts';
 import {
   deleteAt,

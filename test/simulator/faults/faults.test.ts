@@ -1,7 +1,7 @@
 // Fault injection and observation: what the reliability tests and the benchmarks stand on.
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
-import { call } from './client.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { call } from '../client.ts';
+import { type Simulator, startSimulator } from '../../../simulator/index.ts';
 
 let sim: Simulator;
 beforeAll(async () => {

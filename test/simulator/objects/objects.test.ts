@@ -1,7 +1,7 @@
 // Server-side apply, create, read and delete against docs/wire-reference.md §3, §4 and §6.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { apply, call } from './client.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { apply, call } from '../client.ts';
+import { type Simulator, startSimulator } from '../../../simulator/index.ts';
 
 let sim: Simulator;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 // The API surface the simulator serves, in the shapes of docs/wire-reference.md §2. Built-in groups are
 // listed in sorted order as the real server does; custom resources keep their CRD's own verb order.
-import type { NameRule } from './names.ts';
+import type { NameRule } from '../objects/names.ts';
 
 /** One entry of an APIResourceList, plus how the simulator treats it. */
 export interface ResourceInfo {

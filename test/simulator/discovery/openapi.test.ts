@@ -9,8 +9,8 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { RESOURCES } from '../../simulator/discovery.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { RESOURCES } from '../../../simulator/discovery/resources.ts';
+import { type Simulator, startSimulator } from '../../../simulator/index.ts';
 
 interface Reply {
   status: number;
@@ -214,7 +214,10 @@ describe('the documents: the real servers schemas, kept as data', () => {
 
   test('every source is recorded with its repository, path, branch or tag, and commit', () => {
     const sources = JSON.parse(
-      readFileSync(new URL('../../simulator/openapi/data/sources.json', import.meta.url), 'utf8'),
+      readFileSync(
+        new URL('../../../simulator/discovery/openapi/data/sources.json', import.meta.url),
+        'utf8',
+      ),
     ) as Record<string, string>[];
     expect(new Set(sources.map((s) => s.repository))).toEqual(
       new Set([

@@ -14,7 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { permits, reviewAccess } from './access-review.ts';
-import { generateTlsMaterial, type TlsMaterial } from './certs.ts';
+import { generateTlsMaterial, type TlsMaterial } from '../certs.ts';
 import {
   apiGroupList,
   apiResourceList,
@@ -24,17 +24,17 @@ import {
   groupVersionOf,
   type ResourceInfo,
   versionInfo,
-} from './discovery.ts';
-import { type FaultAction, type FaultRule, FaultTable } from './faults.ts';
-import { checkAppliedObject } from './field-validation.ts';
-import { isObject, type Json, type JsonObject } from './fields.ts';
-import { lookupNameError } from './names.ts';
-import { OpenApiDocuments } from './openapi/documents.ts';
-import { answerOpenApi } from './openapi/handler.ts';
+} from '../discovery/resources.ts';
+import { type FaultAction, type FaultRule, FaultTable } from '../faults/rules.ts';
+import { checkAppliedObject } from '../objects/field-validation.ts';
+import { isObject, type Json, type JsonObject } from '../objects/fields.ts';
+import { lookupNameError } from '../objects/names.ts';
+import { OpenApiDocuments } from '../discovery/openapi/documents.ts';
+import { answerOpenApi } from '../discovery/openapi/handler.ts';
 import { decodeObjectBody, parseJson, unsupportedMediaType } from './request-body.ts';
-import { badRequest, forbidden, invalid, StatusError, unauthorized, type Status } from './status.ts';
-import { ObjectStore } from './store.ts';
-import { processTemplate } from './templates.ts';
+import { badRequest, forbidden, invalid, StatusError, unauthorized, type Status } from '../objects/status.ts';
+import { ObjectStore } from '../objects/store.ts';
+import { processTemplate } from '../templates/templates.ts';
 
 /** One RBAC-style rule. Omitted `namespaces` means every namespace (and cluster scope). */
 export interface Rule {

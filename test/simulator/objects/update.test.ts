@@ -2,8 +2,8 @@
 // optimistic lock (required for custom resources), identity and timestamps stay, generation moves
 // only with the desired state, status goes through its subresource only.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { call } from './client.ts';
+import { type Simulator, startSimulator } from '../../../simulator/index.ts';
+import { call } from '../client.ts';
 
 let sim: Simulator;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 // What the simulator warns about, in kube-apiserver's words and header form: deprecated APIs, and
 // server-side apply's checks of the applied object (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { apply, call } from './client.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { apply, call } from '../client.ts';
+import { type Simulator, startSimulator } from '../../../simulator/index.ts';
 
 let sim: Simulator;
 beforeAll(async () => {

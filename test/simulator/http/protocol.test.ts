@@ -2,8 +2,8 @@
 // docs/wire-reference.md §2 and §5.
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call } from './client.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { call } from '../client.ts';
+import { type Simulator, startSimulator } from '../../../simulator/index.ts';
 
 let sim: Simulator;
 beforeAll(async () => {
