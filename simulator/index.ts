@@ -5,19 +5,15 @@ import { type ClientCertificate, issueClientCertificate } from './certs.ts';
 import type { FaultRule } from './faults/rules.ts';
 import type { Json, JsonObject } from './objects/fields.ts';
 import { type AddedKind, addKind } from './discovery/openapi/kinds.ts';
-import {
-  type Identity,
-  infoForObject,
-  type LogEntry,
-  type Protocol,
-  type Rule,
-  SimulatorServer,
-} from './http/server.ts';
+import { infoForObject } from './discovery/resources.ts';
+import { type LogEntry, type Protocol, SimulatorServer } from './http/server.ts';
 import { exampleObjects } from './seed.ts';
+import type { Identity, Rule } from './types.ts';
 
 export type { ClientCertificate } from './certs.ts';
 export type { FaultAction, FaultRule } from './faults/rules.ts';
-export type { Identity, LogEntry, Protocol, Rule } from './http/server.ts';
+export type { LogEntry, Protocol } from './http/server.ts';
+export type { Identity, Rule } from './types.ts';
 export type { Json, JsonObject } from './objects/fields.ts';
 export type { AddedKind } from './discovery/openapi/kinds.ts';
 

@@ -1,5 +1,6 @@
-// The API surface the simulator serves, in the shapes of docs/wire-reference.md §2. Built-in groups are
-// listed in sorted order as the real server does; custom resources keep their CRD's own verb order.
+// The resources the simulator serves and how a request or an object finds its entry. Built-in groups
+// are listed in sorted order as the real server does; custom resources keep their CRD's own verb order.
+import type { JsonObject } from '../objects/fields.ts';
 import type { NameRule } from '../objects/names.ts';
 
 /** One entry of an APIResourceList, plus how the simulator treats it. */
@@ -292,68 +293,18 @@ export function findResource(
   return resources.find((r) => r.group === group && r.version === version && r.name === name);
 }
 
-function resourceEntry(r: ResourceInfo): Record<string, unknown> {
-  const entry: Record<string, unknown> = {
-    name: r.name,
-    singularName: r.singularName,
-    namespaced: r.namespaced,
-    kind: r.kind,
-    verbs: r.verbs,
-  };
-  if (r.shortNames) entry.shortNames = r.shortNames;
-  if (r.categories) entry.categories = r.categories;
-  return entry;
-}
-
-export function groupVersions(resources: readonly ResourceInfo[]): { group: string; version: string }[] {
-  const seen = new Map<string, { group: string; version: string }>();
-  for (const r of resources) seen.set(groupVersionOf(r), { group: r.group, version: r.version });
-  return [...seen.values()];
-}
-
-export function apiResourceList(
-  served: readonly ResourceInfo[],
-  group: string,
-  version: string,
-): Record<string, unknown> | undefined {
-  const resources = served.filter((r) => r.group === group && r.version === version);
-  if (resources.length === 0) return undefined;
-  return {
-    kind: 'APIResourceList',
-    apiVersion: 'v1',
-    groupVersion: groupVersionOf({ group, version }),
-    resources: resources.map(resourceEntry),
-  };
-}
-
-export function apiVersions(): Record<string, unknown> {
-  return {
-    kind: 'APIVersions',
-    versions: ['v1'],
-    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '10.0.0.1:6443' }],
-  };
-}
-
-export function apiGroupList(resources: readonly ResourceInfo[]): Record<string, unknown> {
-  const groups = groupVersions(resources)
-    .filter((gv) => gv.group !== '')
-    .map((gv) => {
-      const groupVersion = { groupVersion: `${gv.group}/${gv.version}`, version: gv.version };
-      return { name: gv.group, versions: [groupVersion], preferredVersion: groupVersion };
-    });
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups };
-}
-
-export function versionInfo(): Record<string, unknown> {
-  return {
-    major: '1',
-    minor: '34',
-    gitVersion: 'v1.34.2',
-    gitCommit: '0000000000000000000000000000000000000000',
-    gitTreeState: 'clean',
-    buildDate: '2026-01-01T00:00:00Z',
-    goVersion: 'go1.24.9',
-    compiler: 'gc',
-    platform: 'linux/amd64',
-  };
+export function infoForObject(resources: readonly ResourceInfo[], object: JsonObject): ResourceInfo {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  const kind = typeof object.kind === 'string' ? object.kind : '';
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  const info = resources.find(
+    (r) =>
+      r.group === group &&
+      r.version === version &&
+      r.kind === kind &&
+      !r.name.includes('/') &&
+      r.name !== 'processedtemplates',
+  );
+  if (!info) throw new Error(`the simulator does not serve ${kind} in ${apiVersion}`);
+  return info;
 }

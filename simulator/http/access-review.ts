@@ -2,7 +2,7 @@
 // SelfSubjectAccessReview (authorization.k8s.io/v1), which `kubectl auth can-i` creates. The review
 // reads the same rules as the request path, so what it says is what the next request meets.
 import { isObject, type JsonObject } from '../objects/fields.ts';
-import type { Identity } from './server.ts';
+import type { Identity } from '../types.ts';
 import { badRequest, invalid } from '../objects/status.ts';
 
 /** What a request (or a reviewed request) asks to do, as the authorizer sees it. */

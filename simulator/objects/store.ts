@@ -1,25 +1,11 @@
 // The simulator's object storage and the write semantics of the API server: create, server-side
-// apply with field ownership, JSON merge patch, delete with preconditions (docs/wire-reference.md §3, §4, §6).
+// apply (its field ownership in ownership.ts), JSON merge patch, update, delete with preconditions
+// (docs/wire-reference.md §3, §4, §6).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { groupVersionOf, type ResourceInfo } from '../discovery/resources.ts';
-import { nameErrors } from './names.ts';
-import {
-  deleteAt,
-  fromFieldsV1,
-  isObject,
-  leafPaths,
-  type Json,
-  type JsonObject,
-  type ManagedFieldsEntry,
-  overlaps,
-  type Path,
-  pathKey,
-  pathText,
-  sameValue,
-  setAt,
-  toFieldsV1,
-  valueAt,
-} from './fields.ts';
+import { checkBody, foldStringData, meta, specChanged, str } from './body.ts';
+import { isObject, type Json, type JsonObject, leafPaths, sameValue } from './fields.ts';
+import { appliedObject, managedEntry, patchedManagers } from './ownership.ts';
 import {
   alreadyExists,
   badRequest,
@@ -27,11 +13,10 @@ import {
   invalid,
   namespaceNotFound,
   notFound,
-  StatusError,
   successStatus,
   type Status,
 } from './status.ts';
-import { checkTypeMeta, isNoOpUpdate, updatedObject } from './update.ts';
+import { isNoOpUpdate, updatedObject } from './update.ts';
 
 export interface WriteOptions {
   fieldManager: string;
@@ -46,64 +31,6 @@ export interface DeleteOptions {
   uid?: string;
   propagationPolicy?: string;
   dryRun: boolean;
-}
-
-interface Conflict {
-  manager: string;
-  path: Path;
-}
-
-function meta(object: JsonObject): JsonObject {
-  if (!isObject(object.metadata)) object.metadata = {};
-  return object.metadata;
-}
-
-function str(value: Json | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function managerLabel(entry: ManagedFieldsEntry): string {
-  const name = JSON.stringify(entry.manager);
-  return entry.operation === 'Update' ? `${name} using ${entry.apiVersion}` : name;
-}
-
-/** apiserver fieldmanager internal/conflict.go: one line for one conflict, grouped by manager otherwise. */
-function conflictMessage(conflicts: { label: string; path: Path }[]): string {
-  const [first] = conflicts;
-  if (conflicts.length === 1 && first) {
-    return `Apply failed with 1 conflict: conflict with ${first.label}: ${pathText(first.path)}`;
-  }
-  const byManager = new Map<string, Path[]>();
-  for (const c of conflicts) byManager.set(c.label, [...(byManager.get(c.label) ?? []), c.path]);
-  const lines: string[] = [];
-  for (const label of [...byManager.keys()].sort()) {
-    lines.push(`conflicts with ${label}:`);
-    for (const path of byManager.get(label) ?? []) lines.push(`- ${pathText(path)}`);
-  }
-  return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
-}
-
-function specChanged(before: JsonObject, after: JsonObject): boolean {
-  const strip = (o: JsonObject): JsonObject => {
-    const { metadata, status, ...rest } = o;
-    return rest;
-  };
-  return !sameValue(strip(before), strip(after));
-}
-
-/** Secrets keep `stringData` write-only: merged into base64 `data` and never stored. */
-function foldStringData(info: ResourceInfo, object: JsonObject): void {
-  if (info.group !== '' || info.name !== 'secrets') return;
-  const stringData = object.stringData;
-  if (isObject(stringData)) {
-    const data = isObject(object.data) ? object.data : {};
-    for (const [key, value] of Object.entries(stringData)) {
-      data[key] = Buffer.from(str(value), 'utf8').toString('base64');
-    }
-    object.data = data;
-  }
-  delete object.stringData;
-  if (typeof object.type !== 'string' || object.type === '') object.type = 'Opaque';
 }
 
 export class ObjectStore {
@@ -160,39 +87,6 @@ export class ObjectStore {
     return this.#objects.size;
   }
 
-  #checkBody(info: ResourceInfo, namespace: string, body: JsonObject, urlName: string | undefined): void {
-    checkTypeMeta(info, body);
-    const metadata = meta(body);
-    if (metadata.managedFields !== undefined && metadata.managedFields !== null) {
-      throw badRequest('metadata.managedFields must be nil');
-    }
-    if (info.namespaced) {
-      const bodyNamespace = str(metadata.namespace);
-      if (bodyNamespace !== '' && bodyNamespace !== namespace) {
-        throw badRequest(
-          'the namespace of the provided object does not match the namespace sent on the request',
-        );
-      }
-      metadata.namespace = namespace;
-    } else {
-      delete metadata.namespace;
-    }
-    if (urlName !== undefined) {
-      const bodyName = str(metadata.name);
-      if (bodyName !== '' && bodyName !== urlName) {
-        throw badRequest(
-          `the name of the object (${bodyName}) does not match the name on the URL (${urlName})`,
-        );
-      }
-      metadata.name = urlName;
-    }
-    const name = str(metadata.name);
-    if (name !== '') {
-      const errors = nameErrors(info.nameRule, name, info.namespaced ? namespace : '');
-      if (errors.length > 0) throw invalid({ group: info.group, kind: info.kind }, name, errors);
-    }
-  }
-
   #stamp(info: ResourceInfo, object: JsonObject, dryRun: boolean): void {
     const metadata = meta(object);
     metadata.uid = randomUUID();
@@ -205,28 +99,12 @@ export class ObjectStore {
     }
   }
 
-  #entry(
-    info: ResourceInfo,
-    manager: string,
-    operation: 'Apply' | 'Update',
-    paths: readonly Path[],
-  ): ManagedFieldsEntry {
-    return {
-      manager,
-      operation,
-      apiVersion: groupVersionOf(info),
-      time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-      fieldsType: 'FieldsV1',
-      fieldsV1: toFieldsV1(paths),
-    };
-  }
-
   /** POST: a plain create, recorded as an Update by `fieldManager`. */
   create(info: ResourceInfo, namespace: string, body: unknown, options: WriteOptions): JsonObject {
     if (!isObject(body)) throw badRequest('the body of the request was in an unknown format');
     this.#requireNamespace(info, namespace);
     const object = structuredClone(body);
-    this.#checkBody(info, namespace, object, undefined);
+    checkBody(info, namespace, object, undefined);
     const metadata = meta(object);
     let name = str(metadata.name);
     const generateName = str(metadata.generateName);
@@ -243,7 +121,7 @@ export class ObjectStore {
     const paths = leafPaths(object);
     foldStringData(info, object);
     this.#stamp(info, object, options.dryRun);
-    metadata.managedFields = [this.#entry(info, options.fieldManager, 'Update', paths)] as unknown as Json;
+    metadata.managedFields = [managedEntry(info, options.fieldManager, 'Update', paths)] as unknown as Json;
     if (!options.dryRun) this.#objects.set(this.#key(info, namespace, name), structuredClone(object));
     return object;
   }
@@ -259,71 +137,11 @@ export class ObjectStore {
     if (!isObject(body)) throw badRequest('the body of the request was in an unknown format');
     this.#requireNamespace(info, namespace);
     const config = structuredClone(body);
-    this.#checkBody(info, namespace, config, name);
+    checkBody(info, namespace, config, name);
     const key = this.#key(info, namespace, name);
     const live = this.#objects.get(key);
-    const managers =
-      (live ? (meta(live).managedFields as unknown as ManagedFieldsEntry[] | undefined) : undefined) ?? [];
-    const mine = managers.find((m) => m.manager === options.fieldManager && m.operation === 'Apply');
-    // Each other manager's owned paths, decoded once: removal, conflicts and ownership all read them.
-    const others = new Map(managers.filter((m) => m !== mine).map((m) => [m, fromFieldsV1(m.fieldsV1)]));
-
-    const applied = leafPaths(config);
-    const previous = mine ? fromFieldsV1(mine.fieldsV1) : [];
-    const appliedKeys = new Set(applied.map(pathKey));
-    const result: JsonObject = live
-      ? structuredClone(live)
-      : { apiVersion: config.apiVersion ?? null, kind: config.kind ?? null, metadata: {} };
-    if (live) {
-      for (const path of previous) {
-        if (appliedKeys.has(pathKey(path))) continue;
-        const ownedElsewhere = [...others.values()].some((paths) => paths.some((p) => overlaps(p, path)));
-        if (!ownedElsewhere) deleteAt(result, path);
-      }
-    } else {
-      const metadata = meta(result);
-      metadata.name = name;
-      if (info.namespaced) metadata.namespace = namespace;
-    }
-    for (const path of applied) setAt(result, path, valueAt(config, path) ?? null);
-
-    const conflicts: (Conflict & { label: string; entry: ManagedFieldsEntry })[] = [];
-    for (const [entry, paths] of others) {
-      for (const owned of paths) {
-        if (!applied.some((p) => overlaps(p, owned))) continue;
-        if (!sameValue(valueAt(live, owned), valueAt(result, owned))) {
-          conflicts.push({ manager: entry.manager, path: owned, label: managerLabel(entry), entry });
-        }
-      }
-    }
-    if (conflicts.length > 0 && !options.force) {
-      const error = new StatusError(409, 'Conflict', conflictMessage(conflicts), {
-        causes: conflicts.map((c) => ({
-          reason: 'FieldManagerConflict',
-          message: `conflict with ${c.label}`,
-          field: pathText(c.path),
-        })),
-      });
-      throw error;
-    }
-
+    const result = appliedObject(info, namespace, name, live, config, options);
     const hadStringData = isObject(config.stringData);
-    foldStringData(info, result);
-    const newManagers: ManagedFieldsEntry[] = [];
-    for (const [entry, paths] of others) {
-      const lost = new Set(conflicts.filter((c) => c.entry === entry).map((c) => pathKey(c.path)));
-      const kept = paths.filter((p) => !lost.has(pathKey(p)));
-      if (kept.length > 0) newManagers.push(lost.size > 0 ? { ...entry, fieldsV1: toFieldsV1(kept) } : entry);
-    }
-    const ownership = this.#entry(info, options.fieldManager, 'Apply', applied);
-    const unchangedOwnership = mine !== undefined && sameValue(mine.fieldsV1, ownership.fieldsV1);
-    newManagers.splice(
-      mine ? managers.indexOf(mine) : newManagers.length,
-      0,
-      unchangedOwnership ? mine : ownership,
-    );
-    meta(result).managedFields = newManagers as unknown as Json;
-
     if (!live) {
       this.#stamp(info, result, options.dryRun);
       if (!options.dryRun) this.#objects.set(key, structuredClone(result));
@@ -364,14 +182,7 @@ export class ObjectStore {
     merge(result, patch);
     foldStringData(info, result);
     const touched = options.subresource === 'status' ? [] : leafPaths(patch);
-    const managers = ((meta(result).managedFields as unknown as ManagedFieldsEntry[] | undefined) ?? []).map(
-      (m) => ({
-        ...m,
-        fieldsV1: toFieldsV1(fromFieldsV1(m.fieldsV1).filter((p) => !touched.some((t) => overlaps(t, p)))),
-      }),
-    );
-    if (touched.length > 0) managers.push(this.#entry(info, options.fieldManager, 'Update', touched));
-    meta(result).managedFields = managers.filter((m) => Object.keys(m.fieldsV1).length > 0);
+    meta(result).managedFields = patchedManagers(info, result, options.fieldManager, touched);
     if (!sameValue(result, live) && !options.dryRun) {
       if (specChanged(live, result)) meta(result).generation = Number(meta(result).generation ?? 1) + 1;
       meta(result).resourceVersion = this.#nextVersion();
