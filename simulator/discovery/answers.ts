@@ -1,7 +1,7 @@
 // The discovery documents (/version, /api, /apis and each group version's APIResourceList) in the
 // shapes of docs/wire-reference.md §2, built from the resources the server serves.
-import type { Result } from '../types.ts';
-import { groupVersionOf, type ResourceInfo } from './resources.ts';
+import type { ResourceInfo, Result } from '../types.ts';
+import { groupVersionOf } from './resources.ts';
 
 function resourceEntry(r: ResourceInfo): Record<string, unknown> {
   const entry: Record<string, unknown> = {

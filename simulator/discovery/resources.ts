@@ -1,24 +1,7 @@
 // The resources the simulator serves and how a request or an object finds its entry. Built-in groups
 // are listed in sorted order as the real server does; custom resources keep their CRD's own verb order.
 import type { JsonObject } from '../objects/fields.ts';
-import type { NameRule } from '../objects/names.ts';
-
-/** One entry of an APIResourceList, plus how the simulator treats it. */
-export interface ResourceInfo {
-  group: string;
-  version: string;
-  name: string;
-  singularName: string;
-  namespaced: boolean;
-  kind: string;
-  verbs: string[];
-  shortNames?: string[];
-  categories?: string[];
-  /** DELETE answers with the deleted object instead of a Status (pods, services, templates, ...). */
-  deleteReturnsObject?: boolean;
-  /** How the server validates object names of this resource (names.ts). */
-  nameRule: NameRule;
-}
+import type { ResourceInfo } from '../types.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const STATUS_VERBS = ['get', 'patch', 'update'];

@@ -3,14 +3,13 @@
 import { discoveryAnswer } from '../discovery/answers.ts';
 import type { OpenApiDocuments } from '../discovery/openapi/documents.ts';
 import { answerOpenApi } from '../discovery/openapi/handler.ts';
-import type { ResourceInfo } from '../discovery/resources.ts';
 import { lookupNameError } from '../objects/names.ts';
 import { dryRunValues } from '../objects/options.ts';
 import { type ObjectRequest, objectRequest, type Target } from '../objects/requests.ts';
 import { badRequest, forbidden, StatusError, unauthorized } from '../objects/status.ts';
 import type { ObjectStore } from '../objects/store.ts';
 import { processTemplate } from '../templates/templates.ts';
-import type { Identity, Result } from '../types.ts';
+import type { Identity, ResourceInfo, Result } from '../types.ts';
 import { permits, reviewAccess } from './access-review.ts';
 import type { Answer, Request } from './answer.ts';
 import { decodeObjectBody } from './request-body.ts';

@@ -1,6 +1,7 @@
 // Request paths as kube-apiserver's router reads them: which resource, namespace, name and
 // subresource a path names, and which verb a method means there.
-import { findResource, type ResourceInfo } from '../discovery/resources.ts';
+import { findResource } from '../discovery/resources.ts';
+import type { ResourceInfo } from '../types.ts';
 import type { Target } from '../objects/requests.ts';
 
 /** A path no route serves: answered with Go's plain-text 404, not a Status. */

@@ -1,6 +1,6 @@
 // What every written object goes through before it is stored: its type, namespace and name
 // checked against the request, and a Secret's write-only `stringData` folded into `data`.
-import type { ResourceInfo } from '../discovery/resources.ts';
+import type { ResourceInfo } from '../types.ts';
 import { isObject, type Json, type JsonObject, sameValue } from './fields.ts';
 import { nameErrors } from './names.ts';
 import { badRequest, invalid } from './status.ts';

@@ -1,17 +1,8 @@
 // Object-name validation as the API server words it (k8s.io/apimachinery pkg/util/validation and
 // pkg/api/validation/path; OpenShift's ImageStream rule). Which rule a resource uses is part of its
-// entry in discovery.ts; docs/wire-reference.md §7 lists them with their sources.
+// entry in discovery/resources.ts; docs/wire-reference.md §7 lists them with their sources.
+import type { NameRule } from '../types.ts';
 import type { FieldError } from './status.ts';
-
-export type NameRule =
-  | 'dns1123-subdomain'
-  | 'dns1123-label'
-  | 'dns1035-label'
-  | 'image-stream'
-  | 'image-stream-tag'
-  | 'image-stream-image'
-  | 'image-signature'
-  | 'path-segment';
 
 /** docker/distribution's NameTotalLengthMax, which ValidateImageStreamName applies to namespace/name. */
 const IMAGE_REPOSITORY_MAX = 255;

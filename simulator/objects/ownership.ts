@@ -1,7 +1,8 @@
 // Field ownership (metadata.managedFields) as the API server's field manager keeps it: the object
 // a server-side apply makes, with each manager's fields and the conflicts that stop an apply, and
 // the fields a merge patch takes over (k8s.io/apiserver pkg/endpoints/handlers/fieldmanager).
-import { groupVersionOf, type ResourceInfo } from '../discovery/resources.ts';
+import { groupVersionOf } from '../discovery/resources.ts';
+import type { ResourceInfo } from '../types.ts';
 import { foldStringData, meta } from './body.ts';
 import {
   deleteAt,

@@ -1,8 +1,8 @@
 // Requests about stored objects: get and list, create, server-side apply, merge patch, update and
 // delete, each turned into one call on the store with the options its query and body carry.
-import { findResource, type ResourceInfo } from '../discovery/resources.ts';
+import { findResource } from '../discovery/resources.ts';
 import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/request-body.ts';
-import type { Result } from '../types.ts';
+import type { ResourceInfo, Result } from '../types.ts';
 import { checkAppliedObject } from './field-validation.ts';
 import { deleteOptionsFromBody, deleteOptionsFromQuery, dryRunValues } from './options.ts';
 import { invalid, StatusError } from './status.ts';

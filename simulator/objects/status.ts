@@ -1,6 +1,6 @@
 // Kubernetes Status bodies with the wire text of docs/wire-reference.md §5 (from k8s.io/apimachinery
 // pkg/api/errors and the apiserver's authorization filter).
-import type { ResourceInfo } from '../discovery/resources.ts';
+import type { ResourceInfo } from '../types.ts';
 
 export interface StatusCause {
   reason?: string;

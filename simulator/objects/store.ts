@@ -2,7 +2,8 @@
 // apply (its field ownership in ownership.ts), JSON merge patch, update, delete with preconditions
 // (docs/wire-reference.md §3, §4, §6).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { groupVersionOf, type ResourceInfo } from '../discovery/resources.ts';
+import { groupVersionOf } from '../discovery/resources.ts';
+import type { ResourceInfo } from '../types.ts';
 import { checkBody, foldStringData, meta, specChanged, str } from './body.ts';
 import { isObject, type Json, type JsonObject, leafPaths, sameValue } from './fields.ts';
 import { appliedObject, managedEntry, patchedManagers } from './ownership.ts';

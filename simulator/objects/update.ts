@@ -3,7 +3,8 @@
 // and namespace of the body against the URL), pkg/registry/rest/update.go BeforeUpdate (generation,
 // uid and creationTimestamp kept from the stored object) and pkg/registry/generic/registry/store.go
 // Update (no create on update; resourceVersion as an optimistic lock, required for custom resources).
-import { groupVersionOf, type ResourceInfo } from '../discovery/resources.ts';
+import { groupVersionOf } from '../discovery/resources.ts';
+import type { ResourceInfo } from '../types.ts';
 import {
   fromFieldsV1,
   isObject,

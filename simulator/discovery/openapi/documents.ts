@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import type { ResourceInfo } from '../resources.ts';
+import type { ResourceInfo } from '../../types.ts';
 import { customSchemaName, customSchemas } from './crd.ts';
 import { closure, isObject, type Json, type JsonObject } from './json.ts';
 import { type PathPattern, resourcePaths, rootPath } from './paths.ts';

@@ -1,6 +1,7 @@
 // Kinds added while the simulator runs, as a CRD's creation adds one to a real cluster: discovery
 // lists it, its objects can be stored, and /openapi/v3 publishes its schema under a new hash.
-import { custom, type ResourceInfo } from '../resources.ts';
+import { custom } from '../resources.ts';
+import type { ResourceInfo } from '../../types.ts';
 import type { JsonObject } from '../../objects/fields.ts';
 import type { OpenApiDocuments } from './documents.ts';
 

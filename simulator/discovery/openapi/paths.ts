@@ -3,7 +3,7 @@
 // cut to the verbs the simulator serves. The endpoint installer (k8s.io/apiserver
 // pkg/endpoints/installer.go) and apiextensions-apiserver's builder
 // (pkg/controller/openapi/builder/builder.go) lay out the same routes for every resource.
-import type { ResourceInfo } from '../resources.ts';
+import type { ResourceInfo } from '../../types.ts';
 import { isObject, type Json, type JsonObject } from './json.ts';
 
 /** A built-in resource whose published paths stand as the pattern for others of its scope. */
