@@ -155,7 +155,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
   resource('build.openshift.io/v1', 'builds', 'Build', ALL),
   resource('build.openshift.io/v1', 'builds/details', 'Build', { verbs: ['update'] }),
   // Every image.openshift.io name is a path segment at least (openshift-apiserver
-  // pkg/image/apis/image/validation); the tag and image kinds must also split (names.ts).
+  // pkg/image/apis/image/validation); the tag and image kinds must also split (objects/names.ts).
   resource('image.openshift.io/v1', 'images', 'Image', { ...CLUSTER, ...PATH_SEGMENT }),
   resource('image.openshift.io/v1', 'imagesignatures', 'ImageSignature', {
     ...CLUSTER,
