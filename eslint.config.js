@@ -11,7 +11,7 @@ export default tseslint.config(
       '.cache/',
       'test/.readme-*',
       'test/lib/.otel-recipe-*',
-      'simulator/openapi/data/',
+      'simulator/discovery/openapi/data/',
     ],
   },
   js.configs.recommended,

@@ -1,5 +1,5 @@
 // `node scripts/with-node.mjs node scripts/generate-openapi.ts --mirror DIR...`: regenerates the
-// OpenAPI v3 documents the simulator serves (simulator/openapi/data/) from upstream snapshots read
+// OpenAPI v3 documents the simulator serves (simulator/discovery/openapi/data/) from upstream snapshots read
 // with `git show`, one per group-version the simulator serves, descriptions stripped, with the
 // sources and their commits in sources.json. DIR holds snapshots as `OWNER+NAME/repo` git
 // directories (what the `fetch` tool of the sessions brings, or `git clone --bare` renamed).
@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { loadYaml } from '@kubernetes/client-node';
-import { groupVersionOf, RESOURCES, type ResourceInfo } from '../simulator/discovery.ts';
-import { customSchemaName, customSchemas } from '../simulator/openapi/crd.ts';
-import { type PathPattern, resourcePaths, rootPath } from '../simulator/openapi/paths.ts';
+import { groupVersionOf, RESOURCES } from '../simulator/discovery/resources.ts';
+import type { ResourceInfo } from '../simulator/types.ts';
+import { customSchemaName, customSchemas } from '../simulator/discovery/openapi/crd.ts';
+import { type PathPattern, resourcePaths, rootPath } from '../simulator/discovery/openapi/paths.ts';
 import { findSnapshot, list, show, type Snapshot, type Source } from './openapi/git.ts';
 import { goStringMap } from './openapi/go-strings.ts';
 import {
@@ -23,13 +24,13 @@ import {
   stripDescriptions,
   v3References,
   wrapReferences,
-} from '../simulator/openapi/json.ts';
+} from '../simulator/discovery/openapi/json.ts';
 
 const USAGE = `usage: node scripts/with-node.mjs node scripts/generate-openapi.ts --mirror DIR... [--out DIR]
   --mirror DIR  a folder holding snapshots as OWNER+NAME/repo git directories (repeatable); needed:
                 kubernetes-sigs/kubectl-validate, openshift/api, kubevirt/kubevirt,
                 kubevirt/containerized-data-importer, prometheus-operator/prometheus-operator
-  --out DIR     where the documents go (default simulator/openapi/data)`;
+  --out DIR     where the documents go (default simulator/discovery/openapi/data)`;
 
 /** Kubernetes 1.34 is what OpenShift 4.21 runs; the rest are the releases OpenShift 4.21 ships. */
 const KUBE = {
@@ -58,7 +59,7 @@ const CRD_INFO: JsonObject = { title: 'Kubernetes CRD Swagger', version: 'v0.1.0
 const { values } = parseArgs({
   options: {
     mirror: { type: 'string', multiple: true, default: [] },
-    out: { type: 'string', default: 'simulator/openapi/data' },
+    out: { type: 'string', default: 'simulator/discovery/openapi/data' },
     help: { type: 'boolean', default: false },
   },
 });

@@ -2,24 +2,20 @@
 import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { type ClientCertificate, issueClientCertificate } from './certs.ts';
-import type { FaultRule } from './faults.ts';
-import type { Json, JsonObject } from './fields.ts';
-import { type AddedKind, addKind } from './openapi/kinds.ts';
-import {
-  type Identity,
-  infoForObject,
-  type LogEntry,
-  type Protocol,
-  type Rule,
-  SimulatorServer,
-} from './server.ts';
+import type { FaultRule } from './faults/rules.ts';
+import type { Json, JsonObject } from './objects/fields.ts';
+import { type AddedKind, addKind } from './discovery/openapi/kinds.ts';
+import { infoForObject } from './discovery/resources.ts';
+import { type LogEntry, type Protocol, SimulatorServer } from './http/server.ts';
 import { exampleObjects } from './seed.ts';
+import type { Identity, Rule } from './types.ts';
 
 export type { ClientCertificate } from './certs.ts';
-export type { FaultAction, FaultRule } from './faults.ts';
-export type { Identity, LogEntry, Protocol, Rule } from './server.ts';
-export type { Json, JsonObject } from './fields.ts';
-export type { AddedKind } from './openapi/kinds.ts';
+export type { FaultAction, FaultRule } from './faults/rules.ts';
+export type { LogEntry, Protocol } from './http/server.ts';
+export type { Identity, Rule } from './types.ts';
+export type { Json, JsonObject } from './objects/fields.ts';
+export type { AddedKind } from './discovery/openapi/kinds.ts';
 
 export interface SimulatorOptions {
   /** Extra bearer tokens and who they are; an admin token is always created. */

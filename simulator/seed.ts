@@ -1,5 +1,5 @@
 // The example Templates every simulator start is seeded with.
-import type { JsonObject } from './fields.ts';
+import type { JsonObject } from './objects/fields.ts';
 
 /** `worker-template` from the README: a ConfigMap, a Secret with stringData and a KubeVirt VM. */
 export function workerTemplate(namespace = 'infra'): JsonObject {

@@ -1,0 +1,165 @@
+// The OpenAPI v3 documents the simulator publishes, one per group-version: read from data/ (made by
+// scripts/generate-openapi.ts) on first use, and rebuilt for a group-version a kind is added to.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import type { ResourceInfo } from '../../types.ts';
+import { customSchemaName, customSchemas } from './crd.ts';
+import { closure, isObject, type Json, type JsonObject } from './json.ts';
+import { type PathPattern, resourcePaths, rootPath } from './paths.ts';
+
+const DATA = new URL('./data/', import.meta.url);
+/** The built-in resource whose paths stand as the pattern for an added kind's (see paths.ts). */
+const PATTERNS = {
+  namespaced: {
+    path: 'apis/apps/v1',
+    plural: 'deployments',
+    kind: 'Deployment',
+    schema: 'io.k8s.api.apps.v1.Deployment',
+  },
+  cluster: {
+    path: 'apis/rbac.authorization.k8s.io/v1',
+    plural: 'clusterroles',
+    kind: 'ClusterRole',
+    schema: 'io.k8s.api.rbac.v1.ClusterRole',
+  },
+};
+const CRD_INFO: JsonObject = { title: 'Kubernetes CRD Swagger', version: 'v0.1.0' };
+
+/** A document as served: its JSON text and the uppercase hex SHA-512 of it (handler3 computeETag). */
+export interface Published {
+  text: string;
+  hash: string;
+  lastModified: Date;
+}
+
+/** `api/v1` or `apis/GROUP/VERSION`: the document's key in the root and its URL under /openapi/v3/. */
+export function documentPath(gv: Pick<ResourceInfo, 'group' | 'version'>): string {
+  return gv.group === '' ? `api/${gv.version}` : `apis/${gv.group}/${gv.version}`;
+}
+
+/** handler3's computeETag: the uppercase hex SHA-512 of the bytes served. */
+export function contentHash(text: string): string {
+  return createHash('sha512').update(text).digest('hex').toUpperCase();
+}
+
+function parse(text: string): JsonObject {
+  const value = JSON.parse(text) as Json;
+  if (!isObject(value)) throw new Error('an OpenAPI document is a JSON object');
+  return value;
+}
+
+/** One kind added at run time, with the CRD version's openAPIV3Schema it was given. */
+interface Added {
+  resources: ResourceInfo[];
+  schema: JsonObject;
+}
+
+export class OpenApiDocuments {
+  readonly #started = new Date();
+  #changed = this.#started;
+  #index: Map<string, { file: string; hash: string }> | undefined;
+  readonly #texts = new Map<string, string>();
+  readonly #added = new Map<string, Added[]>();
+  readonly #rebuilt = new Map<string, Published>();
+
+  /** The generated index (paths → file and hash): read once, on the first request that needs it. */
+  #entries(): Map<string, { file: string; hash: string }> {
+    this.#index ??= new Map(
+      Object.entries(
+        JSON.parse(readFileSync(new URL('index.json', DATA), 'utf8')) as Record<
+          string,
+          { file: string; hash: string }
+        >,
+      ),
+    );
+    return this.#index;
+  }
+
+  #generated(path: string): string | undefined {
+    const entry = this.#entries().get(path);
+    if (!entry) return undefined;
+    let text = this.#texts.get(path);
+    if (text === undefined) {
+      text = gunzipSync(readFileSync(new URL(entry.file, DATA))).toString('utf8');
+      this.#texts.set(path, text);
+    }
+    return text;
+  }
+
+  /** When the set of documents last changed: the root's Last-Modified. */
+  lastChange(): Date {
+    return this.#changed;
+  }
+
+  /** Every group-version with a document, in the order the root lists them (sorted, as Go does). */
+  paths(): string[] {
+    return [...new Set([...this.#entries().keys(), ...this.#added.keys()])].sort();
+  }
+
+  /** The hash a document is published under, without reading the document when it is generated data. */
+  hash(path: string): string | undefined {
+    return this.#rebuilt.get(path)?.hash ?? this.#entries().get(path)?.hash;
+  }
+
+  document(path: string): Published | undefined {
+    const rebuilt = this.#rebuilt.get(path);
+    if (rebuilt) return rebuilt;
+    const text = this.#generated(path);
+    const hash = this.#entries().get(path)?.hash;
+    return text === undefined || hash === undefined ? undefined : { text, hash, lastModified: this.#started };
+  }
+
+  /**
+   * Publishes a kind added at run time the way apiextensions-apiserver publishes a CRD's version:
+   * its schema and List beside the group-version's others, its paths, a new hash.
+   */
+  add(resources: ResourceInfo[], schema: JsonObject): void {
+    const main = resources.find((r) => !r.name.includes('/'));
+    if (!main) throw new Error('an added kind needs its resource');
+    const path = documentPath(main);
+    this.#added.set(path, [...(this.#added.get(path) ?? []), { resources, schema }]);
+    const text = JSON.stringify(this.#build(path));
+    this.#rebuilt.set(path, { text, hash: contentHash(text), lastModified: new Date() });
+    this.#changed = new Date();
+  }
+
+  #pattern(namespaced: boolean): PathPattern {
+    const chosen = namespaced ? PATTERNS.namespaced : PATTERNS.cluster;
+    const document = parse(this.#generated(chosen.path) ?? '{}');
+    const [, group = '', version = ''] = chosen.path.split('/');
+    const paths = isObject(document.paths) ? document.paths : {};
+    return { ...chosen, paths, group, version, namespaced };
+  }
+
+  #build(path: string): JsonObject {
+    const generated = this.#generated(path);
+    const base = generated === undefined ? undefined : parse(generated);
+    const baseSchemas =
+      isObject(base?.components) && isObject(base.components.schemas) ? base.components.schemas : {};
+    let paths: JsonObject = isObject(base?.paths) ? base.paths : {};
+    const kinds = new Map<string, JsonObject>();
+    for (const { resources, schema } of this.#added.get(path) ?? []) {
+      const main = resources.find((r) => !r.name.includes('/'));
+      if (!main) continue;
+      const pattern = this.#pattern(main.namespaced);
+      if (base === undefined && Object.keys(paths).length === 0)
+        paths = rootPath(pattern, main.group, main.version);
+      const name = customSchemaName(main.group, main.version, main.kind);
+      const hasStatus = resources.some((r) => r.name === `${main.name}/status`);
+      paths = { ...paths, ...resourcePaths(pattern, main, hasStatus, name) };
+      for (const [kind, built] of customSchemas(main.group, main.version, main.kind, schema))
+        kinds.set(kind, built);
+    }
+    const patternSchemas = parse(this.#generated(PATTERNS.namespaced.path) ?? '{}').components;
+    const pool = new Map<string, JsonObject>();
+    for (const source of [isObject(patternSchemas) ? patternSchemas.schemas : {}, baseSchemas]) {
+      if (isObject(source))
+        for (const [name, s] of Object.entries(source)) if (isObject(s)) pool.set(name, s);
+    }
+    for (const [name, s] of kinds) pool.set(name, s);
+    const schemas = Object.fromEntries(closure([paths, baseSchemas, ...kinds.values()] as Json, pool));
+    Object.assign(schemas, baseSchemas, Object.fromEntries(kinds));
+    return { components: { schemas }, info: base?.info ?? CRD_INFO, openapi: '3.0.0', paths };
+  }
+}

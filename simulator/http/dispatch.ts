@@ -1,0 +1,160 @@
+// One request from its path to its answer: discovery and OpenAPI first, then the resource's
+// route, its verb, RBAC and name checks, and the handler of the resource it names.
+import { discoveryAnswer } from '../discovery/answers.ts';
+import type { OpenApiDocuments } from '../discovery/openapi/documents.ts';
+import { answerOpenApi } from '../discovery/openapi/handler.ts';
+import { lookupNameError } from '../objects/names.ts';
+import { dryRunValues } from '../objects/options.ts';
+import { type ObjectRequest, objectRequest, type Target } from '../objects/requests.ts';
+import { badRequest, forbidden, StatusError, unauthorized } from '../objects/status.ts';
+import type { ObjectStore } from '../objects/store.ts';
+import { processTemplate } from '../templates/templates.ts';
+import type { Identity, ResourceInfo, Result } from '../types.ts';
+import { permits, reviewAccess } from './access-review.ts';
+import type { Answer, Request } from './answer.ts';
+import { decodeObjectBody } from './request-body.ts';
+import { decodeSegment, NotFoundPath, parseRoute, verbFor } from './routes.ts';
+
+/** What the server serves: the requests read and change these. */
+export interface Served {
+  store: ObjectStore;
+  resources: readonly ResourceInfo[];
+  openapi: OpenApiDocuments | undefined;
+}
+
+/**
+ * OpenShift 4.14+ deprecates DeploymentConfig and says so on every request for one, with the
+ * wording of Kubernetes' deprecated-API warnings (k8s.io/apiserver pkg/endpoints/deprecation).
+ */
+const DEPRECATED: Readonly<Record<string, string>> = {
+  'apps.openshift.io/deploymentconfigs':
+    'apps.openshift.io/v1 DeploymentConfig is deprecated in v4.14+, unavailable in v4.10000+',
+};
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function allowed(identity: Identity, verb: string, route: Target): boolean {
+  const resource = route.subresource ? `${route.info.name}/${route.subresource}` : route.info.name;
+  return permits(identity, {
+    verb,
+    group: route.info.group,
+    resource,
+    namespace: route.namespace,
+    name: route.name,
+  });
+}
+
+/** The answer to a request, errors included: a Status, or Go's plain 404 for an unknown path. */
+export function respondTo(
+  served: Served,
+  method: string,
+  url: URL,
+  body: Buffer,
+  identity: Identity | undefined,
+  request: Request,
+): Answer {
+  const json = (code: number, value: unknown): Answer => ({
+    code,
+    type: 'application/json',
+    text: JSON.stringify(value),
+  });
+  try {
+    if (!identity) throw unauthorized();
+    const openapi = answerOpenApi(served.openapi, method, url, request.headers);
+    if (openapi) return openapi;
+    const result = dispatch(served, method, url, body, identity, request);
+    const warnings = [...(result.warnings ?? [])];
+    return { ...json(result.code, result.body), ...(warnings.length > 0 ? { warnings } : {}) };
+  } catch (error) {
+    if (error instanceof NotFoundPath)
+      return { code: 404, type: 'text/plain; charset=utf-8', text: '404 page not found\n' };
+    if (error instanceof StatusError) return json(error.code, error.status);
+    const message = error instanceof Error ? error.message : String(error);
+    return json(500, new StatusError(500, 'InternalError', `Internal error occurred: ${message}`).status);
+  }
+}
+
+function dispatch(
+  served: Served,
+  method: string,
+  url: URL,
+  bytes: Buffer,
+  identity: Identity,
+  request: Request,
+): Result {
+  const path = url.pathname.replace(/\/+$/, '') || '/';
+  // Path segments arrive percent-encoded (a name may hold "%" or "_"); Go's router decodes them.
+  const segments = path.split('/').filter(Boolean).map(decodeSegment);
+  if (method === 'GET') {
+    const discovery = discoveryAnswer(served.resources, path, segments);
+    if (discovery) return discovery;
+  }
+  if (segments[0] !== 'api' && segments[0] !== 'apis') throw new NotFoundPath();
+  const route = parseRoute(served.resources, segments);
+  const verb = verbFor(method, route);
+  if (!route.info.verbs.includes(verb) && !(route.subresource && ['get', 'patch', 'update'].includes(verb))) {
+    throw new StatusError(
+      405,
+      'MethodNotAllowed',
+      `the server does not allow this method on the requested resource`,
+      {
+        ...(route.info.group === '' ? {} : { group: route.info.group }),
+        kind: route.info.name,
+        ...(route.name ? { name: route.name } : {}),
+      },
+    );
+  }
+  if (!allowed(identity, verb, route)) {
+    throw forbidden(
+      route.info,
+      route.name,
+      identity.user,
+      verb,
+      route.namespace || undefined,
+      route.subresource,
+    );
+  }
+  const lookupError =
+    route.name === undefined ? undefined : lookupNameError(route.info.nameRule, route.info.kind, route.name);
+  if (lookupError !== undefined) throw badRequest(lookupError);
+  if (
+    MUTATING.has(method) &&
+    route.info.namespaced &&
+    route.namespace &&
+    !served.store.namespaceExists(route.namespace)
+  ) {
+    if (!(method === 'DELETE' && route.info.name === 'namespaces')) {
+      throw new StatusError(404, 'NotFound', `namespaces "${route.namespace}" not found`, {
+        name: route.namespace,
+        kind: 'namespaces',
+      });
+    }
+  }
+  const objects: ObjectRequest = {
+    method,
+    query: url.searchParams,
+    bytes,
+    contentType: (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '',
+    userAgent: request.headers['user-agent'],
+  };
+  const result =
+    computedCreate(route, objects, identity) ?? objectRequest(served.store, served.resources, route, objects);
+  const deprecation = DEPRECATED[`${route.info.group}/${route.info.name}`];
+  return deprecation === undefined
+    ? result
+    : { ...result, warnings: [deprecation, ...(result.warnings ?? [])] };
+}
+
+/**
+ * A create the server answers by computing, storing nothing: a processed Template, or the
+ * review of what the caller may do.
+ */
+function computedCreate(route: Target, request: ObjectRequest, identity: Identity): Result | undefined {
+  const { info, namespace, name } = route;
+  const computed = info.name === 'processedtemplates' || info.name === 'selfsubjectaccessreviews';
+  if (request.method !== 'POST' || name !== undefined || !computed) return undefined;
+  dryRunValues(request.query, 'CreateOptions');
+  const parsed = decodeObjectBody(request.contentType, request.bytes);
+  if (info.name === 'processedtemplates') return { code: 201, body: processTemplate(parsed, namespace) };
+  return { code: 201, body: reviewAccess(identity, parsed) };
+}

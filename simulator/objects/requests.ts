@@ -1,0 +1,127 @@
+// Requests about stored objects: get and list, create, server-side apply, merge patch, update and
+// delete, each turned into one call on the store with the options its query and body carry.
+import { findResource } from '../discovery/resources.ts';
+import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/request-body.ts';
+import type { ResourceInfo, Result } from '../types.ts';
+import { checkAppliedObject } from './field-validation.ts';
+import { deleteOptionsFromBody, deleteOptionsFromQuery, dryRunValues } from './options.ts';
+import { invalid, StatusError } from './status.ts';
+import type { ObjectStore } from './store.ts';
+
+/** The resource a request path names, and the object in it when the path goes that deep. */
+export interface Target {
+  info: ResourceInfo;
+  namespace: string;
+  name: string | undefined;
+  subresource: string | undefined;
+}
+
+/** One request to the object handlers, with only the parts of it they read. */
+export interface ObjectRequest {
+  method: string;
+  query: URLSearchParams;
+  bytes: Buffer;
+  /** The media type alone, without parameters. */
+  contentType: string;
+  userAgent: string | undefined;
+}
+
+/** kube-apiserver names an unnamed writer after its user agent's program name. */
+function defaultManager(userAgent: string | undefined): string {
+  const agent = userAgent ?? 'unknown';
+  return agent.split('/')[0] ?? 'unknown';
+}
+
+export function objectRequest(
+  store: ObjectStore,
+  resources: readonly ResourceInfo[],
+  target: Target,
+  request: ObjectRequest,
+): Result {
+  const { info, namespace, name } = target;
+  const { method, query, bytes, contentType } = request;
+  const body = bytes.toString('utf8');
+  if (method === 'GET') {
+    return name === undefined
+      ? { code: 200, body: store.list(info, namespace || undefined) }
+      : { code: 200, body: store.get(info, namespace, name) };
+  }
+  if (method === 'POST' && name === undefined) {
+    const dryRun = dryRunValues(query, 'CreateOptions');
+    const parsed = decodeObjectBody(contentType, bytes);
+    const manager = query.get('fieldManager') ?? defaultManager(request.userAgent);
+    return {
+      code: 201,
+      body: store.create(info, namespace, parsed, { fieldManager: manager, dryRun }),
+    };
+  }
+  if (method === 'PATCH' && name !== undefined) {
+    return patchRequest(store, { ...target, name }, request);
+  }
+  if (method === 'PUT' && name !== undefined && !target.subresource) {
+    const options = {
+      fieldManager: query.get('fieldManager') ?? defaultManager(request.userAgent),
+      dryRun: dryRunValues(query, 'UpdateOptions'),
+      hasStatus: findResource(resources, info.group, info.version, `${info.name}/status`) !== undefined,
+    };
+    return {
+      code: 200,
+      body: store.update(info, namespace, name, decodeObjectBody(contentType, bytes), options),
+    };
+  }
+  if (method === 'DELETE' && name !== undefined) {
+    const options =
+      body.trim() === '' ? deleteOptionsFromQuery(query) : deleteOptionsFromBody(parseJson(body));
+    return { code: 200, body: store.delete(info, namespace, name, options) };
+  }
+  throw new StatusError(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+  );
+}
+
+/** PATCH: server-side apply or a JSON merge patch, chosen by the media type. */
+function patchRequest(store: ObjectStore, target: Target & { name: string }, request: ObjectRequest): Result {
+  const { info, namespace, name } = target;
+  const { query, contentType } = request;
+  const body = request.bytes.toString('utf8');
+  const dryRun = dryRunValues(query, 'PatchOptions');
+  if (contentType === 'application/apply-patch+yaml') {
+    if (target.subresource) throw unsupportedMediaType(['application/merge-patch+json']);
+    const fieldManager = query.get('fieldManager') ?? '';
+    if (fieldManager === '') {
+      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+        { type: 'Required', field: 'fieldManager', detail: 'is required for apply patch' },
+      ]);
+    }
+    const force = query.get('force') === 'true';
+    const parsed = parseJson(body);
+    const warnings = checkAppliedObject({
+      group: info.group,
+      version: info.version,
+      kind: info.kind,
+      namespace,
+      name,
+      body,
+      object: parsed,
+      fieldValidation: query.get('fieldValidation'),
+    });
+    const { object, created } = store.apply(info, namespace, name, parsed, {
+      fieldManager,
+      force,
+      dryRun,
+    });
+    return { code: created ? 201 : 200, body: object, warnings };
+  }
+  if (contentType === 'application/merge-patch+json') {
+    const fieldManager = query.get('fieldManager') ?? defaultManager(request.userAgent);
+    const options = {
+      fieldManager,
+      dryRun,
+      ...(target.subresource ? { subresource: target.subresource } : {}),
+    };
+    return { code: 200, body: store.mergePatch(info, namespace, name, parseJson(body), options) };
+  }
+  throw unsupportedMediaType(['application/merge-patch+json', 'application/apply-patch+yaml']);
+}

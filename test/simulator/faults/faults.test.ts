@@ -1,0 +1,105 @@
+// Fault injection and observation: what the reliability tests and the benchmarks stand on.
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { call } from '../client.ts';
+import { type Simulator, startSimulator } from '../../../simulator/index.ts';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+beforeEach(() => {
+  sim.clearFaults();
+  sim.clearLog();
+  sim.setLatency(0);
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+test('the request log records method, path, query, content type, body and identity, never the token', async () => {
+  await call(sim, 'PATCH', '/api/v1/namespaces/workers/configmaps/logged?fieldManager=me&dryRun=All', {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'logged' } },
+    contentType: 'application/apply-patch+yaml',
+  });
+  expect(sim.log).toHaveLength(1);
+  expect(sim.log[0]).toMatchObject({
+    method: 'PATCH',
+    path: '/api/v1/namespaces/workers/configmaps/logged',
+    query: { fieldManager: 'me', dryRun: 'All' },
+    contentType: 'application/apply-patch+yaml',
+    user: 'admin',
+    status: 201,
+  });
+  expect(JSON.parse(sim.log[0]?.body ?? '')).toMatchObject({ kind: 'ConfigMap' });
+  expect(JSON.stringify(sim.log)).not.toContain(sim.token);
+  expect(sim.mutations()).toHaveLength(1);
+});
+
+test('a status fault on the nth matching request, once', async () => {
+  sim.addFault({
+    method: 'GET',
+    path: /\/configmaps\//,
+    nth: 2,
+    action: { type: 'status', code: 503, reason: 'ServiceUnavailable', message: 'try later' },
+  });
+  const codes: number[] = [];
+  for (let i = 0; i < 3; i++)
+    codes.push((await call(sim, 'GET', '/api/v1/namespaces/workers/configmaps/x')).status);
+  expect(codes).toEqual([404, 503, 404]);
+});
+
+test('raw answers: a non-JSON 200 and a truncated body', async () => {
+  sim.addFault({
+    path: '/api/v1',
+    action: { type: 'raw', code: 200, contentType: 'text/html', body: '<html>' },
+  });
+  const res = await call(sim, 'GET', '/api/v1');
+  expect(res.status).toBe(200);
+  expect(res.text).toBe('<html>');
+  sim.clearFaults();
+  sim.addFault({ path: '/api/v1', action: { type: 'reset-mid-body' } });
+  await expect(call(sim, 'GET', '/api/v1')).rejects.toThrow();
+});
+
+test('latency, stalls and trickles slow answers down but keep them whole', async () => {
+  sim.setLatency(50);
+  let started = performance.now();
+  await call(sim, 'GET', '/version');
+  expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+  sim.setLatency(0);
+  sim.addFault({ path: '/version', action: { type: 'stall-body', ms: 60 } });
+  started = performance.now();
+  const stalled = await call(sim, 'GET', '/version');
+  expect(performance.now() - started).toBeGreaterThanOrEqual(55);
+  expect(stalled.json.major).toBe('1');
+  sim.clearFaults();
+  sim.addFault({ path: '/version', action: { type: 'trickle', bytes: 16, intervalMs: 2 } });
+  expect((await call(sim, 'GET', '/version')).json.minor).toBe('34');
+});
+
+test('reset before headers, and a hang that executes the request first', async () => {
+  sim.addFault({ path: '/version', action: { type: 'reset' } });
+  await expect(call(sim, 'GET', '/version')).rejects.toThrow(/socket hang up|ECONNRESET/);
+  sim.addFault({
+    method: 'PATCH',
+    action: { type: 'hang', execute: true },
+  });
+  const pending = call(sim, 'PATCH', '/api/v1/namespaces/workers/configmaps/hung?fieldManager=me', {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'hung' } },
+    contentType: 'application/apply-patch+yaml',
+  });
+  pending.catch(() => undefined);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(sim.getObject('v1', 'ConfigMap', 'workers', 'hung')).toBeDefined();
+  expect(sim.log.at(-1)?.status).toBe(0);
+});
+
+test('connections and TLS handshakes are counted', async () => {
+  const before = sim.stats();
+  await call(sim, 'GET', '/version');
+  await call(sim, 'GET', '/version');
+  const after = sim.stats();
+  // The raw client opens a connection per request (agent: false).
+  expect(after.connections - before.connections).toBe(2);
+  expect(after.handshakes - before.handshakes).toBe(2);
+});
