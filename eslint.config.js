@@ -10,7 +10,7 @@ export default tseslint.config(
       'node_modules/',
       '.cache/',
       'test/.readme-*',
-      'test/lib/.otel-recipe-*',
+      'test/connection/.otel-recipe-*',
       'simulator/discovery/openapi/data/',
     ],
   },

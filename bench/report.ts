@@ -2,7 +2,7 @@
 import { cpus, totalmem, type } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import type { Impl, Op } from './client.ts';
-import { DEFAULT_MAX_SOCKETS } from '../src/connection.ts';
+import { DEFAULT_MAX_SOCKETS } from '../src/connection/requests.ts';
 import { burstChart, burstSection, burstTargets, verdict } from './burst-report.ts';
 import type { BurstRow } from './burst.ts';
 import type { ImportCost } from './import-cost.ts';

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { startSimulator, type JsonObject } from '../simulator/index.ts';
 import type { Command, Impl, Measurement, Op } from './client.ts';
 import { importCost, type ImportCost } from './import-cost.ts';
-import { DEFAULT_MAX_SOCKETS } from '../src/connection.ts';
+import { DEFAULT_MAX_SOCKETS } from '../src/connection/requests.ts';
 import { type BurstRow, REQUESTS_PER_JOB, runBursts } from './burst.ts';
 import { writeReport, type Row } from './report.ts';
 import { measureTracingCost, type TracingCost } from './tracing.ts';

@@ -51,7 +51,7 @@ function sourceWithoutTracing(): { entry: string; revision: string } | undefined
   const dir = resolve('bench/.without-tracing');
   rmSync(dir, { recursive: true, force: true });
   cpSync(resolve('src'), join(dir, 'src'), { recursive: true });
-  const path = join(dir, 'src/tracing.ts');
+  const path = join(dir, 'src/connection/tracing.ts');
   const original = readFileSync(path, 'utf8');
   const checks: [string, string][] = [
     ['if (!operations.hasSubscribers) return work();', 'return work();'],
@@ -157,7 +157,7 @@ variant taking each place in the order equally often:
 | --- | ---: | ---: |
 | channels in place, no subscriber | ${f1(cost.noneMs)} | 1.000× |
 | a subscriber on both channels (doing nothing) | ${f1(cost.subscribedMs)} | ${ratio(cost.subscribedMs)} |
-| ${cost.withoutRevision ? `without the channels (${cost.withoutRevision})` : 'without the channels'} | ${cost.withoutMs === undefined ? 'not measured (src/tracing.ts changed shape)' : f1(cost.withoutMs)} | ${cost.withoutMs === undefined ? '—' : ratio(cost.withoutMs)} |
+| ${cost.withoutRevision ? `without the channels (${cost.withoutRevision})` : 'without the channels'} | ${cost.withoutMs === undefined ? 'not measured (src/connection/tracing.ts changed shape)' : f1(cost.withoutMs)} | ${cost.withoutMs === undefined ? '—' : ratio(cost.withoutMs)} |
 
 Where the client's time goes per request, from a V8 CPU profile of 7 create-and-delete rounds of
 ${OBJECTS} objects (${cost.requestsPerRound} requests a round; self time, µs per request; "idle" is the

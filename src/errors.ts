@@ -12,7 +12,9 @@ import {
   wireCode,
   wireOutcome,
 } from './outcome.ts';
-import type { ResourceRef } from './types.ts';
+import type { KubernetesStatus, ResourceRef } from './types.ts';
+
+export type { KubernetesStatus } from './types.ts';
 
 /**
  * Thrown for invalid arguments, unsafe rendered objects, a kind the cluster does not serve and a
@@ -95,24 +97,6 @@ export class OperationError extends Error {
     this.resources = resources;
     this.failures = failures;
   }
-}
-
-/** A Kubernetes `Status` body, as the API server sends it with an error. */
-export interface KubernetesStatus {
-  kind?: string;
-  apiVersion?: string;
-  status?: string;
-  message?: string;
-  reason?: string;
-  code?: number;
-  details?: {
-    name?: string;
-    group?: string;
-    kind?: string;
-    uid?: string;
-    causes?: { reason?: string; message?: string; field?: string }[];
-    retryAfterSeconds?: number;
-  };
 }
 
 /**

@@ -28,9 +28,9 @@ import type {
   TemplateOptions,
   TemplateParameters,
 } from './types.ts';
-import { openConnection } from './connect.ts';
-import { checkTemplateArguments } from './arguments.ts';
-import { countOf, templateCall, traceOperation } from './tracing.ts';
+import { openConnection } from './connection/connect.ts';
+import { checkTemplateArguments } from './checks/arguments.ts';
+import { countOf, templateCall, traceOperation } from './connection/tracing.ts';
 
 export { OperationError, RequestError, ValidationError } from './errors.ts';
 export type { KubernetesStatus, OperationFailure } from './errors.ts';

@@ -1,12 +1,12 @@
 // How a call becomes work: its own Connection or the caller's, template mode (validate, render,
 // resolve and check every target) or reference mode (validate and resolve the refs).
-import { openConnection } from './connect.ts';
-import { ClusterConnection } from './connection.ts';
+import { openConnection } from './connection/connect.ts';
+import { ClusterConnection } from './connection/connection.ts';
 import { ValidationError } from './errors.ts';
-import { isRecord } from './json.ts';
+import { isRecord } from './util/json.ts';
 import { contextFor, type OperationContext, resolveReferences, resolveTargets } from './operations.ts';
 import { render, renderForDelete } from './render.ts';
-import { isTemplateObject, type TemplateSource } from './template-source.ts';
+import { isTemplateObject, type TemplateSource } from './checks/template-source.ts';
 import type {
   CommonOptions,
   ReferenceOptions,
@@ -14,8 +14,8 @@ import type {
   TemplateOptions,
   TemplateParameters,
 } from './types.ts';
-import { checkReferenceArguments, checkTemplateArguments } from './arguments.ts';
-import { countOf, referenceCall, templateCall, traceOperation } from './tracing.ts';
+import { checkReferenceArguments, checkTemplateArguments } from './checks/arguments.ts';
+import { countOf, referenceCall, templateCall, traceOperation } from './connection/tracing.ts';
 import type { Target } from './validate.ts';
 
 /** Runs `work` on the caller's connection (left open) or on one of its own (always closed). */

@@ -1,9 +1,9 @@
 // The steps the five operations are made of (rendering is render.ts): resolve targets, apply,
 // read, delete.
-import type { Operation, WarningRoute } from './warnings.ts';
-import type { ApiRequest, ApiResponse, ClusterConnection, Timeouts } from './connection.ts';
-import { toTimeouts } from './connection.ts';
-import { type Document, resourceForKind } from './discovery.ts';
+import type { Operation, WarningRoute } from './connection/warnings.ts';
+import type { ClusterConnection } from './connection/connection.ts';
+import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from './connection/requests.ts';
+import { type Document, resourceForKind } from './connection/discovery.ts';
 import {
   OperationError,
   type OperationFailure,
@@ -20,10 +20,11 @@ import type {
   ServerWarning,
   WarningHandler,
 } from './types.ts';
-import { isRecord } from './json.ts';
+import { isRecord } from './util/json.ts';
 import type { ValidationErrorCode } from './outcome.ts';
-import { normalizeSecret } from './secrets.ts';
-import { checkRenderedObjects, describeRef, type KindLookup, type Target } from './validate.ts';
+import { normalizeSecret } from './checks/secrets.ts';
+import { describeRef } from './checks/refs.ts';
+import { checkRenderedObjects, type KindLookup, type Target } from './validate.ts';
 
 /** What the requests of one operation share: its Connection, limits, signal and redaction. */
 export interface OperationContext {

@@ -1,8 +1,8 @@
 // What a failed request means for a caller that must act on it without reading its message: did
 // anything reach the server (`outcome`), and which kind of problem it was (`code`). Classified
 // here once, from the HTTP status, the server's Status and the wire failure underneath.
-import type { KubernetesStatus } from './errors.ts';
-import { isRecord } from './json.ts';
+import type { KubernetesStatus } from './types.ts';
+import { isRecord } from './util/json.ts';
 
 /**
  * Whether the server may have acted on a failed request:

@@ -2,10 +2,10 @@
 // parameters and labels in a copy, refuse random generators, and POST it to `processedtemplates`.
 import { debuglog } from 'node:util';
 import { makeRedactor, type Redactor, RequestError, ValidationError } from './errors.ts';
-import { isRecord } from './json.ts';
+import { isRecord } from './util/json.ts';
 import { type OperationContext, segment, send } from './operations.ts';
-import { secretParameterValues, secretValues } from './secrets.ts';
-import { asProcessable, isTemplateObject, type TemplateSource } from './template-source.ts';
+import { secretParameterValues, secretValues } from './checks/secrets.ts';
+import { asProcessable, isTemplateObject, type TemplateSource } from './checks/template-source.ts';
 import type { KubernetesObject, TemplateOptions, TemplateParameters } from './types.ts';
 import { checkProcessedTemplate, prepareTemplate, unresolvedGenerators } from './validate.ts';
 

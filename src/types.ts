@@ -256,3 +256,21 @@ export interface Connection {
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/** A Kubernetes `Status` body, as the API server sends it with an error. */
+export interface KubernetesStatus {
+  kind?: string;
+  apiVersion?: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
+}

@@ -1,36 +1,15 @@
 // Checks that run before any mutating request, on what the server holds and renders: the Template
 // copy sent for processing, random generators, and every rendered object. Pure: data in, problems
 // out, no I/O.
-import { isRecord } from './json.ts';
-import { groupOf, nameProblem } from './names.ts';
-import { closest } from './suggest.ts';
-import type { Issues } from './arguments.ts';
+import { isRecord } from './util/json.ts';
+import { nameProblem } from './checks/names.ts';
+import { closest } from './checks/suggest.ts';
+import { parameterText } from './checks/parameters.ts';
+import { identityKey, type Issues } from './checks/refs.ts';
 import type { KubernetesObject, ResourceRef, TemplateParameters } from './types.ts';
 
 /** Template metadata kept in the copy sent for processing; what the server set (uid, resourceVersion, ...) is dropped. */
 const KEPT_TEMPLATE_METADATA = ['name', 'labels', 'annotations'];
-
-/** `"true"`/`"false"` for booleans, decimal text for numbers. */
-export function parameterText(value: string | number | boolean): string {
-  if (typeof value === 'number') return decimalText(value);
-  return typeof value === 'string' ? value : String(value);
-}
-
-/**
- * The digits `String()` gives, written out positionally: `String()` switches to exponent notation
- * from 1e21 and below 1e-6, and `1e+21` in a name or a quantity is not the number a user meant.
- */
-function decimalText(value: number): string {
-  const text = String(value);
-  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
-  if (!match) return text;
-  const [, sign = '', lead = '', fraction = '', exponent = '0'] = match;
-  const digits = lead + fraction;
-  // Where the decimal point falls, counted in digits from the left.
-  const point = 1 + Number(exponent);
-  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
-  return `${sign}0.${'0'.repeat(-point)}${digits}`;
-}
 
 interface TemplateParameter {
   name?: unknown;
@@ -114,14 +93,6 @@ export function unresolvedGenerators(template: Record<string, unknown>): string[
         (typeof p.value !== 'string' || p.value === ''),
     )
     .map((p) => (typeof p.name === 'string' ? p.name : '(unnamed)'));
-}
-
-export function identityKey(ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
-  return JSON.stringify([groupOf(ref.apiVersion), ref.kind, ref.namespace, ref.name]);
-}
-
-export function describeRef(ref: Pick<ResourceRef, 'kind' | 'name' | 'namespace'>): string {
-  return `${ref.kind} "${ref.name}" in namespace "${ref.namespace}"`;
 }
 
 /** What discovery says about a kind; `undefined` when the cluster does not serve it. */

@@ -3,8 +3,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
-import { checkReferenceArguments, checkTemplateArguments } from '../../src/arguments.ts';
-import { normalizeSecret } from '../../src/secrets.ts';
+import { checkReferenceArguments, checkTemplateArguments } from '../../src/checks/arguments.ts';
+import { normalizeSecret } from '../../src/checks/secrets.ts';
 import { checkRenderedObjects, prepareTemplate, unresolvedGenerators } from '../../src/validate.ts';
 import { harness, type Harness } from '../helpers.ts';
 import { report } from './report.ts';

@@ -20,7 +20,10 @@ test('no sentinel anywhere in the output of every scenario', async () => {
     [
       'node_modules/vitest/vitest.mjs',
       'run',
-      'test/lib',
+      'test/operations',
+      'test/checks',
+      'test/connection',
+      'test/wire',
       'test/reliability/fault-matrix.test.ts',
       'test/reliability/credential-plugins.test.ts',
       'test/reliability/lies-and-load.test.ts',

@@ -3,8 +3,8 @@
 // session, or a tunnel of its own through the proxy.
 import type { TLSSocket } from 'node:tls';
 import type { Answer, Exchange } from './h2.ts';
-import type { Undici } from './runtime.ts';
-import { headerValues } from './warnings.ts';
+import type { Undici } from '../util/runtime.ts';
+import { headerValues } from './headers.ts';
 
 type Agent = InstanceType<Undici['Agent']>;
 type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;

@@ -6,9 +6,9 @@
 // most once a minute, as client-go does (kubernetes/client-go transport/token_source.go), and no
 // TLS state is rebuilt per request.
 import type { KubeConfig, User } from '@kubernetes/client-node';
-import { makeRedactor, type Redactor, redactStatus, RequestError } from './errors.ts';
+import { makeRedactor, type Redactor, redactStatus, RequestError } from '../errors.ts';
 import { type ExecCluster, type ExecConfig, ExecPlugin } from './exec-plugin.ts';
-import type { ClientNode } from './runtime.ts';
+import type { ClientNode } from '../util/runtime.ts';
 
 /** What client-node's authenticators fill in (its `applyAuthorizationHeader`, see `authorizer`). */
 interface AuthOptions {
@@ -26,7 +26,7 @@ export interface ClientCertificate {
  * client-node's own authenticator dispatch without its TLS half: `applySecurityAuthentication`
  * also reads the CA file and builds a new undici Agent on every call. The method is private in
  * client-node's types (2.0.1, dist/config.js), so it is looked up, not assumed; without it the
- * full public path is used (correct, only slower). test/lib/client-node-choice.test.ts pins it.
+ * full public path is used (correct, only slower). test/connection/client-node-choice.test.ts pins it.
  */
 function authorizer(kc: KubeConfig): ((opts: AuthOptions) => Promise<void>) | undefined {
   const method = (kc as unknown as { applyAuthorizationHeader?: unknown }).applyAuthorizationHeader;

@@ -2,9 +2,9 @@
 // HTTP request attempt, at no cost when nobody subscribes (the contexts are not even built).
 // The contexts carry names, namespaces, methods, paths and outcomes — never a parameter value, a
 // token, Secret data or kubeconfig content, and never a result.
-import { isTemplateObject, sourceName } from './template-source.ts';
+import { isTemplateObject, sourceName } from '../checks/template-source.ts';
 import { tracingChannel } from 'node:diagnostics_channel';
-import { isRecord } from './json.ts';
+import { isRecord } from '../util/json.ts';
 import type { Operation } from './warnings.ts';
 
 /** What `openshift-template-client:operation` carries through start, end, asyncStart/asyncEnd and error. */
@@ -109,12 +109,6 @@ export function traceAttempt<T extends { code: number }>(
     ctx.statusCode = answer.code;
   });
 }
-
-/** Sends one attempt of a request inside its trace; `protocol` is what carries it. */
-export type Traced = <T extends { code: number }>(
-  work: () => Promise<T>,
-  protocol: 'h2' | 'http/1.1',
-) => Promise<T>;
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;

@@ -5,9 +5,9 @@
 // for a credential (client-go locks and re-checks its cache the same way), and the child is
 // killed as soon as no request waits for it any more or the Connection closes.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cutText, type Redactor } from './errors.ts';
-import { isRecord } from './json.ts';
-import { waitFor } from './wait.ts';
+import { cutText, type Redactor } from '../errors.ts';
+import { isRecord } from '../util/json.ts';
+import { waitFor } from '../util/wait.ts';
 
 /** A kubeconfig user's `exec` stanza, as client-node hands it over (the kubeconfig's own keys). */
 export interface ExecConfig {

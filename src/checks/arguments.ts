@@ -1,13 +1,11 @@
 // Checks of the arguments each call is given, before anything is sent. Names, never values.
-import { describe, isRecord } from './json.ts';
+import { describe, isRecord } from '../util/json.ts';
 import { nameProblem } from './names.ts';
 import { labelProblems } from './labels.ts';
 import { checkOptionKeys } from './option-keys.ts';
 import { isTemplateObject, templateObjectProblems } from './template-source.ts';
-import type { RequestTimeout, ResourceRef } from './types.ts';
-import { describeRef, identityKey } from './validate.ts';
-
-export type Issues = string[];
+import type { RequestTimeout, ResourceRef } from '../types.ts';
+import { describeRef, identityKey, type Issues } from './refs.ts';
 
 function checkNamespace(value: unknown, label: string, issues: Issues): void {
   if (value === undefined && label === 'namespace') {

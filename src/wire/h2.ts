@@ -3,8 +3,7 @@
 // timeout only resets the stream; an answer cut short is a failure, never a success.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpStatusHeader } from 'node:http2';
-import type { Traced } from './tracing.ts';
-import { headerValues } from './warnings.ts';
+import { headerValues } from './headers.ts';
 import {
   abortReason,
   ConnectionLostError,
@@ -12,6 +11,15 @@ import {
   RefusedStreamError,
   TruncatedAnswerError,
 } from './wire-errors.ts';
+
+/**
+ * How a caller wraps each attempt the wire sends (the request tracing channel does, from above):
+ * `work` sends one attempt; `protocol` is what carries it.
+ */
+export type Traced = <T extends { code: number }>(
+  work: () => Promise<T>,
+  protocol: 'h2' | 'http/1.1',
+) => Promise<T>;
 
 /** HTTP/2 error codes (RFC 9113 section 7), so node:http2 loads only when a Connection needs it. */
 const REFUSED_STREAM = 0x7;

@@ -4,15 +4,16 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeconfigSecrets, withoutExecPlugin } from './credentials.ts';
-import { ClusterConnection, DEFAULT_MAX_SOCKETS, DEFAULT_TIMEOUT, toTimeouts } from './connection.ts';
+import { ClusterConnection } from './connection.ts';
+import { DEFAULT_MAX_SOCKETS, DEFAULT_TIMEOUT, toTimeouts } from './requests.ts';
 import { parseDiscovery } from './discovery.ts';
 import { abortedBeforeSending } from './failures.ts';
-import { loadClientNode } from './runtime.ts';
-import { makeRedactor, RequestError, ValidationError } from './errors.ts';
+import { loadClientNode } from '../util/runtime.ts';
+import { makeRedactor, RequestError, ValidationError } from '../errors.ts';
 import { kubeconfigPaths, loadError, loadKubeconfigList, UNLOADABLE } from './kubeconfig.ts';
-import type { ConnectOptions } from './types.ts';
-import { checkConnectOptions } from './arguments.ts';
-import { type Proxy, proxyFor } from './proxy.ts';
+import type { ConnectOptions } from '../types.ts';
+import { checkConnectOptions } from '../checks/arguments.ts';
+import { type Proxy, proxyFor } from '../wire/proxy.ts';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 

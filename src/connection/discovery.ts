@@ -1,9 +1,9 @@
 // The per-connection discovery cache: one shared request per group-version, which no single
 // caller's signal can cancel, and a bounded re-discovery when a kind is missing (a CRD installed
 // after connect(), or a transient 404), as client-go's deferred discovery mapper does.
-import { RequestError, stoppedBy } from './errors.ts';
-import { isRecord } from './json.ts';
-import { waitFor } from './wait.ts';
+import { RequestError, stoppedBy } from '../errors.ts';
+import { isRecord } from '../util/json.ts';
+import { waitFor } from '../util/wait.ts';
 import type { WarningRoute } from './warnings.ts';
 
 /** A discovered resource: the plural name for URLs and whether it lives in a namespace. */

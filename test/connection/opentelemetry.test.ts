@@ -28,7 +28,7 @@ beforeAll(async () => {
     new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
   );
   // Inside the checkout, so that the recipe's imports resolve from node_modules.
-  recipe = resolve(`test/lib/.otel-recipe-${process.pid}.ts`);
+  recipe = resolve(`test/connection/.otel-recipe-${process.pid}.ts`);
   await writeFile(recipe, source);
   await import(recipe);
 });

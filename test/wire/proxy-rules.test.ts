@@ -2,7 +2,7 @@
 // uses through net/http: the cases below are the ones its own tests (proxy_test.go, UseProxyTests
 // and proxyForURLTests) check, restated here.
 import { describe, expect, test } from 'vitest';
-import { bypassesProxy, proxyFor } from '../../src/proxy.ts';
+import { bypassesProxy, proxyFor } from '../../src/wire/proxy.ts';
 
 const NO_PROXY =
   'foobar.com, .barbaz.net, *.wildcard.io, 192.168.1.1, 192.168.1.2:81, 192.168.1.3:80, 10.0.0.0/30, ' +

@@ -70,7 +70,7 @@ test('the library applies the rendered object as rendered, unknown fields includ
   await api.close();
 });
 
-// src/credentials.ts asks client-node's authenticators for the authorization header of exec and
+// src/connection/credentials.ts asks client-node's authenticators for the authorization header of exec and
 // token-file users at each request, without the TLS half of applySecurityAuthentication (which
 // reads the CA file and builds an undici Agent every time). The method it uses is private in the
 // types: this pins that it still exists and fills in the header, so an upgrade that removes it is

@@ -1,7 +1,7 @@
 // How a failed request is told to the caller: a RequestError that names the step and target, says
 // in words what happened, and whether a mutation's outcome is unknown.
-import { cutText, type Redactor, redactStatus, RequestError, stoppedBy } from './errors.ts';
-import { isRecord } from './json.ts';
+import { cutText, type Redactor, redactStatus, RequestError, stoppedBy } from '../errors.ts';
+import { isRecord } from '../util/json.ts';
 
 /** What the request layer knows of a request when it fails. */
 export interface FailedRequest {

@@ -1,6 +1,6 @@
 // Option names each call takes, and the error for any other: refused by name, never ignored (JS
 // and REPL callers have no compiler), with the likely intended name.
-import type { Issues } from './arguments.ts';
+import type { Issues } from './refs.ts';
 import { closest } from './suggest.ts';
 
 const COMMON_KEYS = ['namespace', 'api', 'requestTimeout', 'signal', 'onWarning'];

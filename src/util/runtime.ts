@@ -1,6 +1,6 @@
 // What the library loads at run time: @kubernetes/client-node and undici, on first use and only on
 // a Node.js that can run them.
-import { ValidationError } from './errors.ts';
+import { ValidationError } from '../errors.ts';
 
 export type ClientNode = typeof import('@kubernetes/client-node');
 export type Undici = Pick<typeof import('undici'), 'Agent' | 'Client' | 'Pool' | 'buildConnector'>;

@@ -1,8 +1,8 @@
 // Secret objects: `stringData` folded into `data` before apply, and every value that no error,
 // debug line or warning may repeat (rendered Secret data, and parameters that feed it).
-import { isRecord } from './json.ts';
-import type { KubernetesObject, TemplateParameters } from './types.ts';
-import { parameterText } from './validate.ts';
+import { isRecord } from '../util/json.ts';
+import type { KubernetesObject, TemplateParameters } from '../types.ts';
+import { parameterText } from './parameters.ts';
 
 /**
  * A core v1 Secret with `stringData` folded into base64 `data` (UTF-8; `stringData` wins on a

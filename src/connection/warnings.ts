@@ -1,7 +1,7 @@
 // Server warnings: kube-apiserver's `Warning: 299 - "text"` response headers (RFC 7234 form), for
 // deprecated APIs, Pod Security admission, duplicate fields and the like. They reach the
 // caller's handler, or, without one, Node's process warnings once per distinct text.
-import type { ServerWarning, WarningHandler } from './types.ts';
+import type { ServerWarning, WarningHandler } from '../types.ts';
 
 export type Operation = ServerWarning['operation'];
 
@@ -55,12 +55,6 @@ export function parseWarnings(values: readonly string[]): string[] {
     }
   }
   return texts;
-}
-
-/** Header values as the transports give them: absent, one string, or one per header field. */
-export function headerValues(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
 }
 
 /**

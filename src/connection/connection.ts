@@ -4,94 +4,38 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { debuglog } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
-import { MAX_TIMEOUT_MS } from './arguments.ts';
 import { Credentials } from './credentials.ts';
-import { RequestError, stoppedBy } from './errors.ts';
+import { RequestError, stoppedBy } from '../errors.ts';
 import {
   abortedBeforeSending,
   closedBeforeSending,
   credentialsError,
   deadlineError,
-  type FailedRequest,
   statusError,
   transportError,
 } from './failures.ts';
 import { overloadHint, retryDelay, shouldRetry } from './retry.ts';
-import type { ClientNode, Undici } from './runtime.ts';
-import { CredentialsError } from './wire-errors.ts';
-import { traceAttempt, type Traced, tracingRequests } from './tracing.ts';
-import { type Answer, Transport } from './transport.ts';
-import type { Connection, RequestTimeout, ServerWarning, WarningHandler } from './types.ts';
-import { isRecord } from './json.ts';
-import { type Proxy, proxySecrets } from './proxy.ts';
+import type { ClientNode, Undici } from '../util/runtime.ts';
+import { CredentialsError } from '../wire/wire-errors.ts';
+import { traceAttempt, tracingRequests } from './tracing.ts';
+import type { Traced } from '../wire/h2.ts';
+import { type Answer, Transport } from '../wire/transport.ts';
+import type { Connection, ServerWarning, WarningHandler } from '../types.ts';
+import { isRecord } from '../util/json.ts';
+import { type Proxy, proxySecrets } from '../wire/proxy.ts';
+import {
+  type ApiRequest,
+  type ApiResponse,
+  caList,
+  deadlineOf,
+  parseBody,
+  pathWithQuery,
+  type Timeouts,
+} from './requests.ts';
 import { parseWarnings, type WarningRoute, WarningSink } from './warnings.ts';
 
 const debug = debuglog('openshift-templates');
-
-export const DEFAULT_TIMEOUT = { connect: 10_000, read: 60_000 } as const;
 const USER_AGENT = 'openshift-template-client';
-/** Sockets per Connection unless connect() says otherwise: sequential work uses one. */
-export const DEFAULT_MAX_SOCKETS = 32;
-
-export interface Timeouts {
-  connect: number;
-  read: number;
-}
-
-export function toTimeouts(timeout: RequestTimeout | undefined, fallback: Timeouts): Timeouts {
-  if (timeout === undefined) return fallback;
-  return typeof timeout === 'number'
-    ? { connect: timeout, read: timeout }
-    : { connect: timeout.connect, read: timeout.read };
-}
-
-export interface ApiRequest extends FailedRequest {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path: string;
-  query?: Record<string, string | undefined>;
-  body?: unknown;
-  contentType?: string;
-  timeout?: Timeouts | undefined;
-  signal?: AbortSignal | undefined;
-  /** The operation the request belongs to and its warning handler; default: `connect`, the Connection's. */
-  warnings?: WarningRoute | undefined;
-  /** The object the request is about, named in its warnings. */
-  object?: ServerWarning['target'];
-}
-
-export interface ApiResponse {
-  code: number;
-  body: unknown;
-}
-
-/** A deadline of connect + read, capped where a Node.js timer would fire at once instead. */
-function deadlineOf(timeouts: Timeouts): AbortSignal {
-  return AbortSignal.timeout(Math.min(timeouts.connect + timeouts.read, MAX_TIMEOUT_MS));
-}
-
-/** The cluster's CA as a list, whatever form the kubeconfig gave it in. */
-function caList(ca: unknown): (string | Buffer)[] {
-  const all = Array.isArray(ca) ? (ca as unknown[]) : [ca];
-  return all.filter((c): c is string | Buffer => typeof c === 'string' || Buffer.isBuffer(c));
-}
-
-function parseBody(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
-/** The request's path with its query, as the API server reads it. */
-function pathWithQuery(request: ApiRequest): string {
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(request.query ?? {}))
-    if (value !== undefined) query.set(key, value);
-  const text = query.toString();
-  return text === '' ? request.path : `${request.path}?${text}`;
-}
 
 /** The single request function's home: every call to the API server goes through `request()`. */
 export class ClusterConnection implements Connection {

@@ -9,8 +9,8 @@ import type { TLSSocket } from 'node:tls';
 import { type Answer, type Exchange, sendH2, type StreamBook } from './h2.ts';
 import { Http1Pool } from './h1.ts';
 import { handshake, type HandshakeProxy } from './handshake.ts';
-import type { Undici } from './runtime.ts';
-import { waitFor } from './wait.ts';
+import type { Undici } from '../util/runtime.ts';
+import { waitFor } from '../util/wait.ts';
 import { abortReason, ConnectionClosedError, ReadTimeoutError, RefusedStreamError } from './wire-errors.ts';
 
 export type { Answer, Exchange } from './h2.ts';

@@ -1,7 +1,7 @@
 // Label syntax, as the API server checks it (kubernetes/apimachinery pkg/util/validation,
 // IsQualifiedName for keys and IsValidLabelValue for values), so a bad label is refused before
 // any request instead of by the server half-way through a create.
-import { isRecord } from './json.ts';
+import { isRecord } from '../util/json.ts';
 
 const NAME_MAX = 63;
 const PREFIX_MAX = 253;

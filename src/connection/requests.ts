@@ -1,0 +1,70 @@
+// What one request to the API server is: its shape, its answer, its limits, and how its path and
+// body are written and read. ClusterConnection (connection.ts) sends it.
+import { MAX_TIMEOUT_MS } from '../checks/arguments.ts';
+import type { RequestTimeout, ServerWarning } from '../types.ts';
+import type { FailedRequest } from './failures.ts';
+import type { WarningRoute } from './warnings.ts';
+
+export const DEFAULT_TIMEOUT = { connect: 10_000, read: 60_000 } as const;
+/** Sockets per Connection unless connect() says otherwise: sequential work uses one. */
+export const DEFAULT_MAX_SOCKETS = 32;
+
+export interface Timeouts {
+  connect: number;
+  read: number;
+}
+
+export function toTimeouts(timeout: RequestTimeout | undefined, fallback: Timeouts): Timeouts {
+  if (timeout === undefined) return fallback;
+  return typeof timeout === 'number'
+    ? { connect: timeout, read: timeout }
+    : { connect: timeout.connect, read: timeout.read };
+}
+
+export interface ApiRequest extends FailedRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  contentType?: string;
+  timeout?: Timeouts | undefined;
+  signal?: AbortSignal | undefined;
+  /** The operation the request belongs to and its warning handler; default: `connect`, the Connection's. */
+  warnings?: WarningRoute | undefined;
+  /** The object the request is about, named in its warnings. */
+  object?: ServerWarning['target'];
+}
+
+export interface ApiResponse {
+  code: number;
+  body: unknown;
+}
+
+/** A deadline of connect + read, capped where a Node.js timer would fire at once instead. */
+export function deadlineOf(timeouts: Timeouts): AbortSignal {
+  return AbortSignal.timeout(Math.min(timeouts.connect + timeouts.read, MAX_TIMEOUT_MS));
+}
+
+/** The cluster's CA as a list, whatever form the kubeconfig gave it in. */
+export function caList(ca: unknown): (string | Buffer)[] {
+  const all = Array.isArray(ca) ? (ca as unknown[]) : [ca];
+  return all.filter((c): c is string | Buffer => typeof c === 'string' || Buffer.isBuffer(c));
+}
+
+export function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** The request's path with its query, as the API server reads it. */
+export function pathWithQuery(request: ApiRequest): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(request.query ?? {}))
+    if (value !== undefined) query.set(key, value);
+  const text = query.toString();
+  return text === '' ? request.path : `${request.path}?${text}`;
+}
