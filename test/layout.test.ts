@@ -1,5 +1,7 @@
-// The simulator's layout: one folder per concern, no import circle (not even of types), and every
-// file small enough to read at once; and the checker itself on folders made for it.
+// The layout shows the architecture: src/ one folder per layer with imports running down, the
+// simulator one folder per concern, no import circle anywhere (not even of types), every file small
+// enough to read at once; and the checker itself on folders made for it.
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -8,6 +10,52 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkLayout } from './layout.ts';
 
 const simulator = fileURLToPath(new URL('../simulator/', import.meta.url));
+const src = fileURLToPath(new URL('../src/', import.meta.url));
+const bench = fileURLToPath(new URL('../bench/', import.meta.url));
+
+/** The error classes and public types: leaves every layer may import (AGENTS.md, Code). */
+const LEAVES = new Set(['src/errors.ts', 'src/outcome.ts', 'src/types.ts']);
+/** src/'s layers, lowest first: a file imports from its own folder, a lower layer, or a leaf. */
+const LAYERS = ['util', 'checks|schema', 'wire', 'connection', ''];
+
+function layerOf(path: string): number {
+  const folder = path.split('/').length > 2 ? (path.split('/')[1] ?? '') : '';
+  return LAYERS.findIndex((layer) => layer.split('|').includes(folder));
+}
+
+describe('src/', () => {
+  const report = checkLayout(src);
+
+  test('no import circle, type-only imports included', () => {
+    expect(report.cycles).toEqual([]);
+  });
+
+  test('no file over 400 lines', () => {
+    expect(report.oversized).toEqual([]);
+  });
+
+  test('at most eight files on top: the functions, their steps, the checks before mutation, errors, types', () => {
+    const top = readdirSync(src).filter((entry) => entry.endsWith('.ts'));
+    expect(top.length).toBeLessThanOrEqual(8);
+    expect(top).toEqual(expect.arrayContaining(['index.ts', 'validate.ts', 'errors.ts', 'types.ts']));
+  });
+
+  test('imports run down: the top, connection/, wire/, checks/ and schema/, util/; leaves from anywhere', () => {
+    const upward = report.edges.filter(([from, to]) => {
+      if (LEAVES.has(to)) return false;
+      if (LEAVES.has(from)) return !to.startsWith('src/util/');
+      const [a, b] = [layerOf(from), layerOf(to)];
+      return a < 0 || b < 0 || b > a || (b === a && dirname(from) !== dirname(to));
+    });
+    expect(upward).toEqual([]);
+  });
+});
+
+describe('bench/', () => {
+  test('no import circle', () => {
+    expect(checkLayout(bench).cycles).toEqual([]);
+  });
+});
 
 describe('simulator/', () => {
   test('no import circle, type-only imports included', () => {

@@ -15,6 +15,8 @@ export interface LayoutReport {
   cycles: string[];
   /** Files over the limit, as `path (N lines)`. */
   oversized: string[];
+  /** Every relative import as `[importer, imported]`, paths from the folder's parent. */
+  edges: [string, string][];
 }
 
 // Static imports and re-exports (`import type` and `export type` included) at the start of a line,
@@ -89,5 +91,8 @@ export function checkLayout(root: string, options: LayoutOptions = {}): LayoutRe
     if (lines > maxLines && !isExempt) oversized.push(`${name(file)} (${lines} lines)`);
   }
   const cycles = findCycles(graph).map((cycle) => [...cycle, cycle[0] ?? ''].map(name).join(' -> '));
-  return { cycles, oversized };
+  const edges = [...graph].flatMap(([from, targets]) =>
+    targets.map((to): [string, string] => [name(from), name(to)]),
+  );
+  return { cycles, oversized, edges };
 }
