@@ -136,15 +136,21 @@ export function credentialsError(
       cause: error,
     });
   }
+  // Waiting for credentials comes before the request: whatever ended the wait, nothing was sent.
   const before = ` before the request was sent: the ${waiting.message}`;
-  if (closed) return new RequestError(step, target, `the Connection was closed${before}`, { cause: error });
-  if (signal?.aborted) return stoppedBy(step, target, signal, before, error);
+  if (closed)
+    return new RequestError(step, target, `the Connection was closed${before}`, {
+      cause: error,
+      code: 'OTC_CONNECTION_CLOSED',
+      outcome: 'not-sent',
+    });
+  if (signal?.aborted) return stoppedBy(step, target, signal, before, error, 'not-sent');
   const limit = limits.connect + limits.read;
   return new RequestError(
     step,
     target,
     `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${before}`,
-    { cause: error, kind: 'timeout' },
+    { cause: error, kind: 'timeout', outcome: 'not-sent' },
   );
 }
 

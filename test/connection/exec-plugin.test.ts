@@ -63,6 +63,7 @@ describe.each(['h2', 'http1'] as const)('over %s', (protocol) => {
       ocp.RequestError,
     );
     expect(timedOut.name).toBe('TimeoutError');
+    expect([timedOut.code, timedOut.outcome]).toEqual(['OTC_TIMEOUT', 'not-sent']);
     expect(timedOut.message).toMatch(
       /^Get Template "worker-template" in namespace "infra": timed out before the request was sent: the exec credential plugin ".+" had not answered$/,
     );
@@ -75,6 +76,8 @@ describe.each(['h2', 'http1'] as const)('over %s', (protocol) => {
       ocp.process('worker-template', { VM_NAME: 'b' }, { ...WORKER, api, requestTimeout: 300 }),
     );
     expect(limited.name).toBe('TimeoutError');
+    const limitedError = instance(limited, ocp.RequestError);
+    expect([limitedError.code, limitedError.outcome]).toEqual(['OTC_TIMEOUT', 'not-sent']);
     expect(limited.message).toMatch(
       /: timed out after 600 ms \(this operation's requestTimeout, connect \+ read\) before the request was sent: the exec credential plugin ".+" had not answered$/,
     );
@@ -83,9 +86,12 @@ describe.each(['h2', 'http1'] as const)('over %s', (protocol) => {
     const waiting = rejection(ocp.process('worker-template', { VM_NAME: 'c' }, { ...WORKER, api }));
     expect(await settles(() => hung.runs().length, 4, 5_000)).toBe(4);
     await api.close();
-    expect((await waiting).message).toMatch(
+    const closed = instance(await waiting, ocp.RequestError);
+    expect(closed.message).toMatch(
       /: the Connection was closed before the request was sent: the exec credential plugin ".+" had not answered$/,
     );
+    // A scheduler acts on the code: close() was called, nothing was sent (README, Failures).
+    expect([closed.code, closed.outcome]).toEqual(['OTC_CONNECTION_CLOSED', 'not-sent']);
     for (const { pid } of hung.runs()) expect(await settles(() => alive(pid), false, 5_000)).toBe(false);
     expect(sim.log).toHaveLength(0);
   }, 30_000);
@@ -114,6 +120,26 @@ describe.each(['h2', 'http1'] as const)('over %s', (protocol) => {
     expect(done).toHaveLength(20);
     expect(shared.runs()).toHaveLength(3);
   }, 30_000);
+
+  test("a failed run's stderr never shows a credential, one the Connection never held included", async () => {
+    const fresh = 'fresh-token-the-connection-never-held-91f3';
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzY2hlZHVsZXIifQ.c2lnbmF0dXJlLXNhbXBsZQ';
+    const leaky = await plugin([
+      { token: TOKEN, expires: EXPIRED },
+      { fail: `refresh failed; retry with Authorization: Bearer ${fresh} or id_token=${jwt}` },
+    ]);
+    const api = await ocp.connect({ kubeconfig: leaky.kubeconfig });
+    onTestFinished(() => api.close());
+    const failed = instance(
+      await rejection(ocp.process('worker-template', { VM_NAME: 'x' }, { ...WORKER, api })),
+      ocp.RequestError,
+    );
+    expect(failed.message).toMatch(
+      /retry with Authorization: Bearer \[redacted\] or id_token=\[redacted JWT\]$/,
+    );
+    for (const secret of [fresh, jwt, jwt.split('.')[1] ?? jwt])
+      expect(`${failed.message}${failed.stack ?? ''}`).not.toContain(secret);
+  });
 
   test('a 401 makes the next request run the plugin again, as client-go does after a refusal', async () => {
     const refreshed = await plugin([{ token: TOKEN, expires: inAnHour() }]);

@@ -107,6 +107,12 @@ describe('fault matrix: credential plugins', () => {
         /before the request was sent: the exec|nothing was sent: exec/,
       );
       expect(requests).toBe(0);
+      // The server saw nothing: every failure says so, whatever ended the wait.
+      for (const failure of failures)
+        expect([(failure as ocp.RequestError).code, (failure as ocp.RequestError).outcome]).toEqual([
+          fault.expect === 'TimeoutError' ? 'OTC_TIMEOUT' : 'OTC_CREDENTIALS',
+          'not-sent',
+        ]);
     }
     const runs = plugin.runs();
     expect(runs).toHaveLength(2);
@@ -123,7 +129,10 @@ describe('fault matrix: credential plugins', () => {
     rows.push({
       step: STEP,
       fault: fault.name,
-      outcome: error === undefined ? 'success' : `RequestError → ${(error as Error).name}`,
+      outcome:
+        error instanceof ocp.RequestError
+          ? `RequestError → ${error.name} ${error.code}, ${error.outcome}`
+          : 'success',
       message: error instanceof Error ? error.message.replace(/"[^"]*\/node"/, '"node"') : '',
       attempts: `${requests}`,
       accounted: `${fault.jobs} job${fault.jobs === 1 ? '' : 's'}, ${runs.length - 1} plugin run after connect; that run's process gone afterwards: ${dead}`,
