@@ -115,7 +115,11 @@ export async function resolveTargets(
   }
   const { targets, issues, notServed } = checkRenderedObjects(objects, namespace, lookup);
   if (issues.length > 0)
-    throw new ValidationError(op.operation, issues, notServed ? 'OTC_KIND_NOT_SERVED' : badInput);
+    throw new ValidationError(
+      op.operation,
+      issues.map((issue) => op.redact(issue)),
+      notServed ? 'OTC_KIND_NOT_SERVED' : badInput,
+    );
   return targets;
 }
 

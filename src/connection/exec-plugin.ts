@@ -279,9 +279,19 @@ export class ExecPlugin {
   #exitError(code: number | null, signal: NodeJS.Signals | null, stderr: string): ExecPluginError {
     const how = code === null ? `was killed by ${String(signal)}` : `failed with exit code ${code}`;
     const redactor = this.#owner.redactor();
-    const said = cutText(redactor(stderr.trim()), QUOTED_STDERR, redactor);
+    const said = cutText(redactor(withoutCredentialShapes(stderr.trim())), QUOTED_STDERR, redactor);
     return new ExecPluginError(`${this.label} ${how}${said ? `: ${said}` : ''}`);
   }
+}
+
+/**
+ * A failing plugin may print a credential this Connection never held (a new token, a refresh
+ * token): anything shaped like one is hidden too, not only the secrets already known.
+ */
+function withoutCredentialShapes(text: string): string {
+  return text
+    .replace(/\b(Bearer|Basic)\s+[\w.~+/=-]+/gi, '$1 [redacted]')
+    .replace(/\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g, '[redacted JWT]');
 }
 
 /** Kills the plugin and lets go of its pipes, so a grandchild holding them keeps nothing open here. */

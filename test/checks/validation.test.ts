@@ -462,3 +462,27 @@ describe('image.openshift.io names follow openshift-apiserver, kind by kind', ()
     ]);
   });
 });
+
+describe('problems of rendered objects are redacted like every other error', () => {
+  test('a Secret-bound value that also reaches a name is never printed in the issues', async () => {
+    const sentinel = 'SENTINEL_Secret_Name_44e1';
+    h.sim.seedTemplate(
+      'secret-in-name',
+      [{ name: 'KEY', required: true }],
+      [
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'keyed' }, stringData: { key: '${KEY}' } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'for-${KEY}' } },
+      ],
+    );
+    h.sim.clearLog();
+    const error = instance(
+      await rejection(ocp.create('secret-in-name', { KEY: sentinel }, { ...WORKER, api })),
+      ocp.ValidationError,
+    );
+    expect(error.issues).toEqual([
+      'object 2 (ConfigMap "for-[redacted]"): metadata.name "for-[redacted]" is not a valid name for this kind (a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters)',
+    ]);
+    expect(`${error.message}${error.stack ?? ''}`).not.toContain(sentinel);
+    noMutations();
+  });
+});
