@@ -63,10 +63,22 @@ function parameterPairs(pairs: string[]): Record<string, string> {
   );
 }
 
+/** What a path is, or a one-line usage error (exit 2) for a path that does not exist. */
+async function statOrExit(path: string): Promise<Awaited<ReturnType<typeof stat>>> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    process.stderr.write(`check-templates: no such file or folder: ${path}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
 async function filesOf(paths: string[]): Promise<string[]> {
   const files: string[] = [];
   for (const path of paths) {
-    if ((await stat(path)).isDirectory()) {
+    if ((await statOrExit(path)).isDirectory()) {
       const entries = (await readdir(path)).filter((name) => TEMPLATE_FILE.test(name)).sort();
       files.push(...entries.map((name) => join(path, name)));
     } else files.push(path);

@@ -58,13 +58,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function check(...args: string[]): Promise<{ code: number; stdout: string }> {
+async function check(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout } = await run(process.execPath, ['scripts/check-templates.ts', ...args]);
-    return { code: 0, stdout };
+    const { stdout, stderr } = await run(process.execPath, ['scripts/check-templates.ts', ...args]);
+    return { code: 0, stdout, stderr };
   } catch (error) {
-    const failed = error as { code?: number; stdout?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '' };
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
 }
 
@@ -99,4 +99,12 @@ test('a required parameter without a value is reported, not guessed', async () =
   // Named by the library before anything is processed (the server would say it with a 422).
   expect(stdout).toContain('  result   refused at process');
   expect(stdout).toContain('parameter OWNER is required by the Template and has no value: give it one');
+});
+
+test('a path that does not exist is one line and the usage, exit 2, not a stack', async () => {
+  const { code, stdout, stderr } = await check(join(dir, 'no-such-folder'));
+  expect(code).toBe(2);
+  expect(stdout).toBe('');
+  expect(stderr).toMatch(/^check-templates: no such file or folder: .*no-such-folder\n\nusage: /);
+  expect(stderr).not.toMatch(/ENOENT|\n\s+at /);
 });
