@@ -8,10 +8,10 @@ import { type Redactor, RequestError } from '../errors.ts';
 
 type ClientNode = typeof import('@kubernetes/client-node');
 
-/** A load failure that keeps the file-system code and path but never a line of the file. */
 /** A kubeconfig or ServiceAccount that cannot be used: nothing was sent. */
 export const UNLOADABLE = { code: 'OTC_KUBECONFIG', outcome: 'not-sent' } as const;
 
+/** A load failure that keeps the file-system code and path but never a line of the file. */
 export function loadError(what: string, error: unknown, redact: Redactor = (t) => t): RequestError {
   // YAML errors quote the offending line, which may hold a token: keep only the parser's reason.
   const parsed = error as { name?: unknown; reason?: unknown; mark?: { line?: unknown } };
