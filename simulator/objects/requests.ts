@@ -3,12 +3,13 @@
 import { findResource } from '../discovery/resources.ts';
 import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/request-body.ts';
 import type { ResourceInfo, Result } from '../types.ts';
+import type { JsonObject } from './fields.ts';
 import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { checkDuplicateFields } from './duplicates.ts';
 import { deleteOptionsFromBody, deleteOptionsFromQuery, dryRunValues } from './options.ts';
 import { invalid, StatusError } from './status.ts';
 import type { ObjectStore } from './store.ts';
-import { decodeWritten, typeApplied } from './typing.ts';
+import { decodePatched, decodeWritten, typeApplied } from './typing.ts';
 
 /** The resource a request path names, and the object in it when the path goes that deep. */
 export interface Target {
@@ -48,7 +49,7 @@ export function objectRequest(served: ObjectServed, target: Target, request: Obj
   const body = bytes.toString('utf8');
   const fieldValidation = query.get('fieldValidation');
   const decode = (value: unknown): { body: unknown; warnings: string[] } =>
-    decodeWritten(served.tables.forKind(info), info, value, { fieldValidation, whole: true });
+    decodeWritten(served.tables.forKind(info), info, value, fieldValidation);
   if (method === 'GET') {
     return name === undefined
       ? { code: 200, body: store.list(info, namespace || undefined) }
@@ -125,19 +126,19 @@ function patchRequest(
   }
   if (contentType === 'application/merge-patch+json') {
     const fieldManager = query.get('fieldManager') ?? defaultManager(request.userAgent);
+    const warnings: string[] = [];
+    const decode = (patched: JsonObject): JsonObject => {
+      const decoded = decodePatched(served.tables.forKind(info), info, patched, fieldValidation);
+      warnings.push(...decoded.warnings);
+      return decoded.body;
+    };
     const options = {
       fieldManager,
       dryRun,
+      decode,
       ...(target.subresource ? { subresource: target.subresource } : {}),
     };
-    const patch = target.subresource
-      ? { body: parseJson(body), warnings: [] }
-      : decodeWritten(served.tables.forKind(info), info, parseJson(body), { fieldValidation, whole: false });
-    return {
-      code: 200,
-      body: store.mergePatch(info, namespace, name, patch.body, options),
-      warnings: patch.warnings,
-    };
+    return { code: 200, body: store.mergePatch(info, namespace, name, parseJson(body), options), warnings };
   }
   throw unsupportedMediaType(['application/merge-patch+json', 'application/apply-patch+yaml']);
 }
