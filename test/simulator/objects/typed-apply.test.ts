@@ -239,6 +239,31 @@ describe('the typing rules, at the wire', () => {
       typedPatch('w', 'example.com/v1, Kind=Widget', '.spec.colour: field not declared in schema'),
     );
   });
+
+  test('a second kind added to the same group-version is typed too (its table is rebuilt)', async () => {
+    sim.addResource({
+      group: 'example.com',
+      version: 'v1',
+      plural: 'gadgets',
+      kind: 'Gadget',
+      schema: {
+        type: 'object',
+        properties: { spec: { type: 'object', properties: { on: { type: 'boolean' } } } },
+      },
+    });
+    const gadget = (spec: Json): Json => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g', namespace: NS },
+      spec,
+    });
+    const path = `/apis/example.com/v1/namespaces/${NS}/gadgets/g`;
+    refusedWith(
+      await apply(sim, path, gadget({ on: 'yes' })),
+      typedPatch('g', 'example.com/v1, Kind=Gadget', '.spec.on: expected boolean, got string'),
+    );
+    expect((await apply(sim, path, gadget({ on: true }))).status).toBe(201);
+  });
 });
 
 // After typing, the server converts the typed object into its Go type (structuredmerge.go Apply →
