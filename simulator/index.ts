@@ -237,7 +237,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     objectCount: () => server.store.count(),
     addResource: (kind) => {
-      addKind(server.resources, server.openapi, kind);
+      addKind(server.resources, server.documents, kind);
     },
     goDown: () => server.goDown(),
     comeBack: () => server.comeBack(),

@@ -2,6 +2,7 @@
 // route, its verb, RBAC and name checks, and the handler of the resource it names.
 import { discoveryAnswer } from '../discovery/answers.ts';
 import type { OpenApiDocuments } from '../discovery/openapi/documents.ts';
+import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { answerOpenApi } from '../discovery/openapi/handler.ts';
 import { lookupNameError } from '../objects/names.ts';
 import { dryRunValues } from '../objects/options.ts';
@@ -19,7 +20,9 @@ import { decodeSegment, NotFoundPath, parseRoute, verbFor } from './routes.ts';
 export interface Served {
   store: ObjectStore;
   resources: readonly ResourceInfo[];
+  /** What /openapi/v3 serves: `undefined` when it answers 404 (the server still types bodies). */
   openapi: OpenApiDocuments | undefined;
+  tables: TypeTables;
 }
 
 /**
@@ -137,8 +140,7 @@ function dispatch(
     contentType: (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '',
     userAgent: request.headers['user-agent'],
   };
-  const result =
-    computedCreate(route, objects, identity) ?? objectRequest(served.store, served.resources, route, objects);
+  const result = computedCreate(route, objects, identity) ?? objectRequest(served, route, objects);
   const deprecation = DEPRECATED[`${route.info.group}/${route.info.name}`];
   return deprecation === undefined
     ? result

@@ -7,6 +7,7 @@ import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateTlsMaterial, type TlsMaterial } from '../certs.ts';
 import { OpenApiDocuments } from '../discovery/openapi/documents.ts';
+import { TypeTables } from '../discovery/openapi/tables.ts';
 import { infoForObject, RESOURCES } from '../discovery/resources.ts';
 import { applyFault } from '../faults/inject.ts';
 import { type FaultRule, FaultTable } from '../faults/rules.ts';
@@ -67,7 +68,10 @@ export class SimulatorServer {
   readonly faults = new FaultTable();
   /** What discovery lists: RESOURCES, then kinds added while the server runs (index.ts addResource). */
   readonly resources: ResourceInfo[] = [...RESOURCES];
+  /** Every group-version's document: typed against always, served unless `openapiV3: false`. */
+  readonly documents = new OpenApiDocuments();
   readonly openapi: OpenApiDocuments | undefined;
+  readonly tables = new TypeTables(this.documents);
   readonly log: LogEntry[] = [];
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;
@@ -91,7 +95,7 @@ export class SimulatorServer {
     this.tokens = new Map(Object.entries(options.tokens));
     this.latencyMs = options.latencyMs;
     this.protocol = options.protocol ?? 'h2';
-    this.openapi = options.openapiV3 === false ? undefined : new OpenApiDocuments();
+    this.openapi = options.openapiV3 === false ? undefined : this.documents;
     const handler = (req: Request, res: Response): void => {
       void this.#handle(req, res);
     };

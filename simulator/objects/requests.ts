@@ -3,10 +3,13 @@
 import { findResource } from '../discovery/resources.ts';
 import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/request-body.ts';
 import type { ResourceInfo, Result } from '../types.ts';
-import { checkAppliedObject } from './field-validation.ts';
+import type { JsonObject } from './fields.ts';
+import type { TypeTables } from '../discovery/openapi/tables.ts';
+import { checkDuplicateFields } from './duplicates.ts';
 import { deleteOptionsFromBody, deleteOptionsFromQuery, dryRunValues } from './options.ts';
 import { invalid, StatusError } from './status.ts';
 import type { ObjectStore } from './store.ts';
+import { decodePatched, decodeWritten, typeApplied } from './typing.ts';
 
 /** The resource a request path names, and the object in it when the path goes that deep. */
 export interface Target {
@@ -32,15 +35,21 @@ function defaultManager(userAgent: string | undefined): string {
   return agent.split('/')[0] ?? 'unknown';
 }
 
-export function objectRequest(
-  store: ObjectStore,
-  resources: readonly ResourceInfo[],
-  target: Target,
-  request: ObjectRequest,
-): Result {
+/** What the object handlers read and change: the store, the resources served, their types. */
+export interface ObjectServed {
+  store: ObjectStore;
+  resources: readonly ResourceInfo[];
+  tables: TypeTables;
+}
+
+export function objectRequest(served: ObjectServed, target: Target, request: ObjectRequest): Result {
+  const { store, resources } = served;
   const { info, namespace, name } = target;
   const { method, query, bytes, contentType } = request;
   const body = bytes.toString('utf8');
+  const fieldValidation = query.get('fieldValidation');
+  const decode = (value: unknown): { body: unknown; warnings: string[] } =>
+    decodeWritten(served.tables.forKind(info), info, value, fieldValidation);
   if (method === 'GET') {
     return name === undefined
       ? { code: 200, body: store.list(info, namespace || undefined) }
@@ -48,15 +57,16 @@ export function objectRequest(
   }
   if (method === 'POST' && name === undefined) {
     const dryRun = dryRunValues(query, 'CreateOptions');
-    const parsed = decodeObjectBody(contentType, bytes);
+    const decoded = decode(decodeObjectBody(contentType, bytes));
     const manager = query.get('fieldManager') ?? defaultManager(request.userAgent);
     return {
       code: 201,
-      body: store.create(info, namespace, parsed, { fieldManager: manager, dryRun }),
+      body: store.create(info, namespace, decoded.body, { fieldManager: manager, dryRun }),
+      warnings: decoded.warnings,
     };
   }
   if (method === 'PATCH' && name !== undefined) {
-    return patchRequest(store, { ...target, name }, request);
+    return patchRequest(served, { ...target, name }, request);
   }
   if (method === 'PUT' && name !== undefined && !target.subresource) {
     const options = {
@@ -64,9 +74,11 @@ export function objectRequest(
       dryRun: dryRunValues(query, 'UpdateOptions'),
       hasStatus: findResource(resources, info.group, info.version, `${info.name}/status`) !== undefined,
     };
+    const decoded = decode(decodeObjectBody(contentType, bytes));
     return {
       code: 200,
-      body: store.update(info, namespace, name, decodeObjectBody(contentType, bytes), options),
+      body: store.update(info, namespace, name, decoded.body, options),
+      warnings: decoded.warnings,
     };
   }
   if (method === 'DELETE' && name !== undefined) {
@@ -82,10 +94,16 @@ export function objectRequest(
 }
 
 /** PATCH: server-side apply or a JSON merge patch, chosen by the media type. */
-function patchRequest(store: ObjectStore, target: Target & { name: string }, request: ObjectRequest): Result {
+function patchRequest(
+  served: ObjectServed,
+  target: Target & { name: string },
+  request: ObjectRequest,
+): Result {
+  const { store } = served;
   const { info, namespace, name } = target;
   const { query, contentType } = request;
   const body = request.bytes.toString('utf8');
+  const fieldValidation = query.get('fieldValidation');
   const dryRun = dryRunValues(query, 'PatchOptions');
   if (contentType === 'application/apply-patch+yaml') {
     if (target.subresource) throw unsupportedMediaType(['application/merge-patch+json']);
@@ -97,16 +115,8 @@ function patchRequest(store: ObjectStore, target: Target & { name: string }, req
     }
     const force = query.get('force') === 'true';
     const parsed = parseJson(body);
-    const warnings = checkAppliedObject({
-      group: info.group,
-      version: info.version,
-      kind: info.kind,
-      namespace,
-      name,
-      body,
-      object: parsed,
-      fieldValidation: query.get('fieldValidation'),
-    });
+    typeApplied(served.tables.forKind(info), info, parsed);
+    const warnings = checkDuplicateFields(body, fieldValidation);
     const { object, created } = store.apply(info, namespace, name, parsed, {
       fieldManager,
       force,
@@ -116,12 +126,19 @@ function patchRequest(store: ObjectStore, target: Target & { name: string }, req
   }
   if (contentType === 'application/merge-patch+json') {
     const fieldManager = query.get('fieldManager') ?? defaultManager(request.userAgent);
+    const warnings: string[] = [];
+    const decode = (patched: JsonObject): JsonObject => {
+      const decoded = decodePatched(served.tables.forKind(info), info, patched, fieldValidation);
+      warnings.push(...decoded.warnings);
+      return decoded.body;
+    };
     const options = {
       fieldManager,
       dryRun,
+      decode,
       ...(target.subresource ? { subresource: target.subresource } : {}),
     };
-    return { code: 200, body: store.mergePatch(info, namespace, name, parseJson(body), options) };
+    return { code: 200, body: store.mergePatch(info, namespace, name, parseJson(body), options), warnings };
   }
   throw unsupportedMediaType(['application/merge-patch+json', 'application/apply-patch+yaml']);
 }

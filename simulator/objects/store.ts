@@ -164,7 +164,7 @@ export class ObjectStore {
     namespace: string,
     name: string,
     body: unknown,
-    options: WriteOptions & { subresource?: string },
+    options: WriteOptions & { subresource?: string; decode?: (patched: JsonObject) => JsonObject },
   ): JsonObject {
     if (!isObject(body)) throw badRequest('the body of the request was in an unknown format');
     const key = this.#key(info, namespace, name);
@@ -172,7 +172,7 @@ export class ObjectStore {
     if (!live) throw notFound(info, name);
     const patch = options.subresource === 'status' ? { status: body.status ?? null } : structuredClone(body);
     if (options.subresource !== 'status') delete patch.status;
-    const result = structuredClone(live);
+    const merged = structuredClone(live);
     const merge = (target: JsonObject, source: JsonObject): void => {
       for (const [k, v] of Object.entries(source)) {
         if (v === null) Reflect.deleteProperty(target, k);
@@ -180,9 +180,15 @@ export class ObjectStore {
         else target[k] = structuredClone(v);
       }
     };
-    merge(result, patch);
+    merge(merged, patch);
+    // The patched object is decoded into the kind's type before anything else (handlers/patch.go).
+    const result = options.decode ? options.decode(merged) : merged;
     foldStringData(info, result);
-    const touched = options.subresource === 'status' ? [] : leafPaths(patch);
+    // Fields dropped while decoding are not owned by anyone.
+    const kept = (path: readonly string[]): boolean =>
+      path.reduce<Json | undefined>((node, key) => (isObject(node) ? node[key] : undefined), result) !==
+      undefined;
+    const touched = options.subresource === 'status' ? [] : leafPaths(patch).filter(kept);
     meta(result).managedFields = patchedManagers(info, result, options.fieldManager, touched);
     if (!sameValue(result, live) && !options.dryRun) {
       if (specChanged(live, result)) meta(result).generation = Number(meta(result).generation ?? 1) + 1;

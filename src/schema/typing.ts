@@ -102,6 +102,13 @@ function scalarFits(kind: ScalarKind, value: unknown): boolean {
   }
 }
 
+// The Go type a scalar field has in the built-in kinds' structs.
+function goScalarType(kind: Exclude<ScalarKind, 'untyped'>, format: DecodeFormat | undefined): string {
+  if (kind === 'string') return 'string';
+  if (kind === 'boolean') return 'bool';
+  return format === 'int32' || format === 'int64' ? format : 'float64';
+}
+
 function visitScalar(
   w: Walk,
   value: unknown,
@@ -111,7 +118,12 @@ function visitScalar(
 ): void {
   if (value === null) return;
   if (!scalarFits(kind, value)) {
-    record(w, 'type', place, expected(kind, valueType(value)));
+    const got = valueType(value);
+    // A create or update body is decoded by encoding/json, which names the Go field and type.
+    const goType = kind === 'untyped' ? undefined : goScalarType(kind, format);
+    const createReason =
+      goType === undefined ? undefined : goFieldReason(got, `${place.goStruct}.${place.goFields}`, goType);
+    record(w, 'type', place, expected(kind, got), createReason);
     return;
   }
   if (w.decode && format !== undefined) checkDecode(w, value, format, place);

@@ -19,18 +19,27 @@ afterAll(async () => {
 });
 
 describe('apply bodies', () => {
-  test('the rendered object is sent as is: unknown fields and int-or-string values unchanged', async () => {
+  test('the rendered object is sent as is: recent fields and int-or-string values unchanged', async () => {
+    // Every field is one kube-apiserver 1.34 declares (the simulator types applies as it does);
+    // `hostnameOverride` and `resizePolicy` are among the newest.
     const deployment = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web', annotations: { note: 'kept' } },
       spec: {
         replicas: 2,
-        futureField: { nested: [1, 'two', { three: true }] },
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 1 } },
         template: {
           spec: {
-            containers: [{ name: 'c', image: 'img', ports: [{ containerPort: 8080 }], unknownToModels: 'x' }],
+            hostnameOverride: 'web-host',
+            containers: [
+              {
+                name: 'c',
+                image: 'img',
+                ports: [{ containerPort: 8080 }],
+                resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
+              },
+            ],
           },
         },
       },

@@ -74,10 +74,11 @@ describe('server-side apply', () => {
         extra,
       );
       expect(res.status).toBe(500);
-      // Not a Status error upstream: code 500 and no reason.
+      // Not a Status error upstream: code 500 and no reason. The namespace and name are the
+      // patch's own (apimachinery structuredmerge.go objectGVKNN): this body names no namespace.
       expect(res.json.reason).toBeUndefined();
       expect(res.json.message).toBe(
-        `failed to create typed patch object (workers/typo; /v1, Kind=ConfigMap): ${field}: field not declared in schema`,
+        `failed to create typed patch object (/typo; /v1, Kind=ConfigMap): ${field}: field not declared in schema`,
       );
     }
     const meta = await apply(sim, `${CONFIGMAPS}/typo`, {
