@@ -17,17 +17,24 @@ import type { KubernetesStatus, ResourceRef } from './types.ts';
 export type { KubernetesStatus } from './types.ts';
 
 /**
- * Thrown for invalid arguments, unsafe rendered objects, a kind the cluster does not serve and a
- * Node.js too old, always before any mutating request. `issues` lists every problem found, not
- * just the first; `code` says which kind of problem it is, and an environment problem
- * (`OTC_KIND_NOT_SERVED`, `OTC_NODE_VERSION`) wins over bad input when both are found.
+ * Thrown for invalid arguments, unsafe rendered objects, a kind the cluster does not serve, a
+ * Node.js too old and an unusable proxy setting, always before any mutating request. `issues` lists
+ * every problem found, not just the first; `code` says which kind of problem it is: bad input the
+ * caller must fix (`OTC_INVALID_ARGUMENT`, `OTC_UNSAFE_OBJECT`), or an environment the caller cannot
+ * fix by changing the call: `OTC_KIND_NOT_SERVED` (which wins over bad input found with it),
+ * `OTC_NODE_VERSION`, and `OTC_PROXY_CONFIG` (the kubeconfig's `proxy-url` or `HTTPS_PROXY` is not a
+ * usable proxy URL). A kubeconfig or ServiceAccount that cannot be loaded is not a ValidationError
+ * but a {@link RequestError} with `code` `OTC_KUBECONFIG`.
  *
  * @example
+ * ```ts
  * try {
  *   await ocp.create('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers' });
  * } catch (error) {
- *   if (error instanceof ocp.ValidationError) console.error(error.code, error.issues);
+ *   if (error instanceof ocp.ValidationError && error.code === 'OTC_PROXY_CONFIG') console.error('fix the proxy URL');
+ *   else if (error instanceof ocp.ValidationError) console.error(error.code, error.issues);
  * }
+ * ```
  */
 export class ValidationError extends Error {
   override readonly name = 'ValidationError';
@@ -48,7 +55,15 @@ export class ValidationError extends Error {
   }
 }
 
-/** One object whose mutation failed, with the error that says why (a RequestError, with its `outcome`). */
+/**
+ * One object whose mutation failed, with the error that says why (a RequestError, with its `outcome`).
+ *
+ * @example
+ * ```ts
+ * const first: ocp.OperationFailure | undefined = error instanceof ocp.OperationError ? error.failures[0] : undefined;
+ * if (first?.error instanceof ocp.RequestError) console.error(first.resource.name, first.error.code, first.error.outcome);
+ * ```
+ */
 export interface OperationFailure {
   resource: ResourceRef;
   error: Error;
@@ -59,6 +74,7 @@ export interface OperationFailure {
  * that succeeded; `failures` the ones that did not, each with its error.
  *
  * @example
+ * ```ts
  * try {
  *   await ocp.create('worker-template', params, { namespace: 'workers', api });
  * } catch (error) {
@@ -67,6 +83,7 @@ export interface OperationFailure {
  *     for (const { resource, error: why } of error.failures) console.error(resource.name, why.message);
  *   }
  * }
+ * ```
  */
 export class OperationError extends Error {
   override readonly name = 'OperationError';

@@ -78,9 +78,11 @@ const DEFAULT_FIELD_MANAGER = 'mini-scheduler';
  *
  * @param options - where the credentials come from, TLS verification and the default timeout.
  * @returns an open {@link Connection} with its own keep-alive pool and discovery cache.
- * @throws {@link ValidationError} for contradictory or malformed options or an unknown context.
- * @throws {@link RequestError} when the kubeconfig cannot be loaded, or the server, TLS or the
- *   credentials fail the check (`statusCode` 401/403, `name` `TimeoutError` on a timeout).
+ * @throws {@link ValidationError} for contradictory or malformed options or an unknown context
+ *   (`OTC_INVALID_ARGUMENT`), an unusable proxy setting: the kubeconfig's `proxy-url` or `HTTPS_PROXY`
+ *   (`OTC_PROXY_CONFIG`), or a Node.js too old (`OTC_NODE_VERSION`).
+ * @throws {@link RequestError} when the kubeconfig cannot be loaded (`OTC_KUBECONFIG`), or the server,
+ *   TLS, the proxy or the credentials fail the check (`statusCode` 401/403, `name` `TimeoutError` on a timeout).
  *
  * @example
  * ```ts
@@ -183,25 +185,21 @@ export async function create(
 }
 
 /**
- * Reads the live objects, in order, as the server sends them (`status` included). Template mode
- * re-renders the Template to find them; reference mode reads the given references. By default
- * any read error (404 included) is thrown at once. With `missing: 'null'` the result has one
- * entry per object, `null` for each the server does not have: a 404, a target namespace that
- * does not exist, or (reference mode) a live object whose UID is not the ref's.
+ * Template mode: re-renders the Template with the same inputs (no saved state) and reads each
+ * rendered object, in order, as the server sends it (`status` included). Any read error, a 404
+ * included, is thrown at once: there is no partial list (for one, pass `missing: 'null'`).
  *
- * @param template - the stored Template's name, or a {@link TemplateObject} (template mode).
+ * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - the same overrides `create` was given.
- * @param options - {@link GetOptions}, or {@link ReferenceGetOptions} with `resources`.
- * @returns the live objects (with `missing: 'null'`, `null` in place of absent ones).
+ * @param options - {@link GetOptions} without `missing` (or with `missing: 'error'`).
+ * @returns the live objects, one per rendered object, in Template order.
  * @throws {@link ValidationError} for bad arguments or unsafe rendered objects.
- * @throws {@link RequestError} for the first failed request.
+ * @throws {@link RequestError} for the first failed request (`OTC_NOT_FOUND` for an absent object).
  *
  * @example
  * ```ts
  * const live = await ocp.get('worker-template', { VM_NAME: 'worker-001' }, { namespace: 'workers', templateNamespace: 'infra', api });
- * const again = await ocp.get({ namespace: 'workers', resources: refs, api });
- * const partial = await ocp.get({ namespace: 'workers', resources: refs, api, missing: 'null' });
- * console.log(partial.map((o) => (o === null ? 'absent' : o.kind)));
+ * for (const o of live) console.log(o.kind, o.metadata?.name, o.status);
  * ```
  */
 export async function get(
@@ -209,14 +207,66 @@ export async function get(
   parameters: TemplateParameters | undefined,
   options: GetOptions & { missing?: 'error' | undefined },
 ): Promise<KubernetesObject[]>;
+/**
+ * Template mode with `missing: 'null'`: reads each rendered object as the form without it does, but
+ * an object the server does not have is `null` in its place, so a check step sees that only part of
+ * a job exists. Other errors are still thrown.
+ *
+ * @param template - the stored Template's name, or a {@link TemplateObject}.
+ * @param parameters - the same overrides `create` was given.
+ * @param options - {@link GetOptions} with `missing: 'null'` (or a {@link Missing} value).
+ * @returns one entry per rendered object, in order: the live object, or `null` for a 404 (every entry
+ *   when the target namespace does not exist).
+ * @throws {@link ValidationError} for bad arguments or unsafe rendered objects.
+ * @throws {@link RequestError} for the first failed request other than an absent object.
+ *
+ * @example
+ * ```ts
+ * const job = { namespace: 'workers', templateNamespace: 'infra', api, missing: 'null' } as const;
+ * const state = await ocp.get('worker-template', { VM_NAME: 'worker-001' }, job);
+ * console.log(state.map((o) => (o === null ? 'absent' : `${o.kind ?? ''}/${o.metadata?.name ?? ''}`)));
+ * ```
+ */
 export async function get(
   template: string | TemplateObject,
   parameters: TemplateParameters | undefined,
   options: GetOptions,
 ): Promise<(KubernetesObject | null)[]>;
+/**
+ * Reference mode: reads the given refs (e.g. `create()`'s result), in order, as the server sends
+ * them (`status` included); no Template is processed. A ref with a `uid` must find that object: a
+ * live object of its name with another UID is refused (`OTC_REPLACED`). Any read error, a 404
+ * included, is thrown at once. An empty `resources` list sends nothing.
+ *
+ * @param options - {@link ReferenceGetOptions} with `resources`, without `missing` (or with `missing: 'error'`).
+ * @returns the live objects, one per ref, in order.
+ * @throws {@link ValidationError} for bad options or refs, or a kind the cluster does not serve.
+ * @throws {@link RequestError} for the first failed read (`OTC_NOT_FOUND`, `OTC_REPLACED`, ...).
+ *
+ * @example
+ * ```ts
+ * const live = await ocp.get({ namespace: 'workers', resources: refs, api });
+ * ```
+ */
 export async function get(
   options: ReferenceGetOptions & { missing?: 'error' | undefined },
 ): Promise<KubernetesObject[]>;
+/**
+ * Reference mode with `missing: 'null'`: reads the given refs as the form without it does, but a ref
+ * the server does not have is `null` in its place: a 404, or a live object whose UID is not the
+ * ref's (the saved object is gone; another took its name). Other errors are still thrown.
+ *
+ * @param options - {@link ReferenceGetOptions} with `resources` and `missing: 'null'` (or a {@link Missing} value).
+ * @returns one entry per ref, in order: the live object, or `null` for one that is gone.
+ * @throws {@link ValidationError} for bad options or refs, or a kind the cluster does not serve.
+ * @throws {@link RequestError} for the first failed read other than a gone object.
+ *
+ * @example
+ * ```ts
+ * const partial = await ocp.get({ namespace: 'workers', resources: refs, api, missing: 'null' });
+ * const gone = refs.filter((_, i) => partial[i] === null);
+ * ```
+ */
 export async function get(options: ReferenceGetOptions): Promise<(KubernetesObject | null)[]>;
 export async function get(
   first: string | TemplateObject | ReferenceGetOptions,
@@ -241,19 +291,17 @@ export async function get(
 }
 
 /**
- * Deletes the objects in reverse order. Template mode re-renders the Template with the same
- * inputs (a fresh process, no saved state) and deletes by name, never with a UID precondition.
- * Reference mode deletes the given references, with `preconditions.uid` where a reference has a
- * `uid`, so a replacement object of the same name is refused (409). A 404 counts as already
- * deleted; every target is attempted. An empty `resources` list sends nothing.
+ * Template mode: re-renders the Template with the same inputs (a fresh process, no saved state) and
+ * deletes the objects in reverse order, by name, never with a UID precondition. A 404 counts as
+ * already deleted; every target is attempted.
  *
- * @param template - the stored Template's name, or a {@link TemplateObject} (template mode).
+ * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - the same overrides `create` was given.
- * @param options - {@link DeleteOptions}, or {@link ReferenceDeleteOptions} with `resources`.
- * @returns a reference per object deleted or already absent, in deletion order; the two are not told
- *   apart (the debug line of each DELETE shows the server's 200/202 or 404). A template-mode delete
- *   into a namespace that does not exist returns `[]` and reports it through `onWarning` (or a
- *   process warning).
+ * @param options - {@link DeleteOptions}.
+ * @returns a reference per object deleted now or already absent, in deletion order. One deleted now
+ *   carries the `uid` of the object the server deleted; one already gone (404) has none, so the `uid`
+ *   tells them apart. A delete into a namespace that does not exist returns `[]` and reports it
+ *   through `onWarning` (or a process warning).
  * @throws {@link ValidationError} before any deletion, listing every problem.
  * @throws {@link OperationError} (`operation: 'Delete'`) listing what was deleted and each failure.
  * @throws {@link RequestError} when rendering or discovery fails: nothing was deleted.
@@ -261,9 +309,8 @@ export async function get(
  * @example
  * ```ts
  * // After a restart: the same inputs name the same objects.
- * await ocp.delete('worker-template', { VM_NAME: 'worker-001' }, { namespace: 'workers', templateNamespace: 'infra', api });
- * // Or from saved references, protected by their UIDs:
- * await ocp.delete({ namespace: 'workers', resources: refs, api });
+ * const deleted = await ocp.delete('worker-template', { VM_NAME: 'worker-001' }, { namespace: 'workers', templateNamespace: 'infra', api });
+ * const alreadyGone = deleted.filter((ref) => ref.uid === undefined);
  * ```
  */
 async function remove(
@@ -271,6 +318,26 @@ async function remove(
   parameters: TemplateParameters | undefined,
   options: DeleteOptions,
 ): Promise<ResourceRef[]>;
+/**
+ * Reference mode: deletes the given refs (e.g. `create()`'s result) in reverse order; no Template is
+ * processed. A ref with a `uid` is deleted with `preconditions.uid`, so a replacement object of the
+ * same name is refused (409, `OTC_CONFLICT`). A 404 counts as already deleted; every target is
+ * attempted. An empty `resources` list sends nothing.
+ *
+ * @param options - {@link ReferenceDeleteOptions} with `resources`.
+ * @returns a reference per object deleted now or already absent, in deletion order. A ref keeps the
+ *   `uid` it was given either way (one given none carries the deleted object's UID when deleted now);
+ *   the debug line of each DELETE shows the server's 200/202 or 404.
+ * @throws {@link ValidationError} before any deletion, listing every problem.
+ * @throws {@link OperationError} (`operation: 'Delete'`) listing what was deleted and each failure.
+ * @throws {@link RequestError} when discovery fails: nothing was deleted.
+ *
+ * @example
+ * ```ts
+ * // From saved references, protected by their UIDs:
+ * const deleted = await ocp.delete({ namespace: 'workers', resources: refs, api });
+ * ```
+ */
 async function remove(options: ReferenceDeleteOptions): Promise<ResourceRef[]>;
 async function remove(
   first: string | TemplateObject | ReferenceDeleteOptions,

@@ -1,6 +1,14 @@
 // Public types shared by the modules. Kept apart so that validate.ts stays free of I/O imports.
 
-/** A Kubernetes object as plain JSON. */
+/**
+ * A Kubernetes object as plain JSON.
+ *
+ * @example
+ * ```ts
+ * const objects: ocp.KubernetesObject[] = await ocp.process('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers', api });
+ * for (const o of objects) console.log(o.kind, o.metadata?.name, o.metadata?.labels?.app);
+ * ```
+ */
 export interface KubernetesObject {
   apiVersion?: string;
   kind?: string;
@@ -16,7 +24,15 @@ export interface KubernetesObject {
   [key: string]: unknown;
 }
 
-/** The identity of one object, as returned by `create()` and accepted by reference-mode `get()`/`delete()`. */
+/**
+ * The identity of one object, as returned by `create()` and accepted by reference-mode `get()`/`delete()`.
+ *
+ * @example
+ * ```ts
+ * const ref: ocp.ResourceRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'workers', name: 'w1-config' };
+ * const [config] = await ocp.get({ namespace: 'workers', resources: [ref], api });
+ * ```
+ */
 export interface ResourceRef {
   apiVersion: string;
   kind: string;
@@ -46,10 +62,9 @@ export interface CreatedRef extends ResourceRef {
 }
 
 /**
- * A Template the caller holds, as `oc process -f` reads one from a file (parsed by the caller:
- * the library reads no files). `apiVersion` is `template.openshift.io/v1`, or the legacy `v1`,
- * which is sent as `template.openshift.io/v1`; `metadata.name` names it in errors and traces.
- * It is never modified.
+ * A Template the caller holds, as `oc process -f` reads one from a file (parsed by the caller: the library
+ * reads no files). `apiVersion` is `template.openshift.io/v1`, or the legacy `v1`, which is sent as
+ * `template.openshift.io/v1`; `metadata.name` names it in errors and traces. It is never modified.
  *
  * @example
  * ```ts
@@ -65,16 +80,36 @@ export interface TemplateObject extends KubernetesObject {
   labels?: Record<string, string>;
 }
 
-/** Template parameter overrides. Booleans become `"true"`/`"false"`, finite numbers their decimal text. */
+/**
+ * Template parameter overrides. Booleans become `"true"`/`"false"`, finite numbers their decimal text.
+ *
+ * @example
+ * ```ts
+ * const params: ocp.TemplateParameters = { VM_NAME: 'w1', REPLICAS: 3, DEBUG: false }; // sent as "3", "false"
+ * ```
+ */
 export type TemplateParameters = Readonly<Record<string, string | number | boolean>>;
 
-/** Milliseconds per request: one number for both limits, or separate connect and read limits. */
+/**
+ * Milliseconds per request: one number for both limits, or separate connect and read limits.
+ *
+ * @example
+ * ```ts
+ * await ocp.get({ namespace: 'workers', resources: refs, api, requestTimeout: { connect: 5_000, read: 120_000 } });
+ * ```
+ */
 export type RequestTimeout = number | { readonly connect: number; readonly read: number };
 
 /**
- * A warning the API server sent with an answer (`Warning: 299 - "..."`): a deprecated API, a Pod
- * Security violation, a dropped or duplicated field. Never holds a parameter value, Secret data or
- * a credential.
+ * A warning the API server sent with an answer (`Warning: 299 - "..."`): a deprecated API, a Pod Security
+ * violation, a dropped or duplicated field. The server's text may quote a parameter value; a value the
+ * library never prints (a Secret-bound parameter, Secret data, a credential) is `[redacted]` in it.
+ *
+ * @example
+ * ```ts
+ * const log = (w: ocp.ServerWarning): void => console.warn(w.operation, w.target?.kind, w.target?.name, w.text);
+ * await ocp.create('worker-template', params, { namespace: 'workers', api, onWarning: log });
+ * ```
  */
 export interface ServerWarning {
   /** The server's text, as it wrote it (values the library must not print are `[redacted]`). */
@@ -85,10 +120,25 @@ export interface ServerWarning {
   target?: { apiVersion: string; kind: string; name: string; namespace: string };
 }
 
-/** Receives each server warning; see {@link ServerWarning}. */
+/**
+ * Receives each server warning; see {@link ServerWarning}.
+ *
+ * @example
+ * ```ts
+ * const onWarning: ocp.WarningHandler = (w) => console.warn(`[${w.operation}] ${w.target?.name ?? ''}: ${w.text}`);
+ * const api = await ocp.connect({ onWarning });
+ * ```
+ */
 export type WarningHandler = (warning: ServerWarning) => void;
 
-/** Where `connect()` takes credentials from, TLS verification and the default request timeout. */
+/**
+ * Where `connect()` takes credentials from, TLS verification and the default request timeout.
+ *
+ * @example
+ * ```ts
+ * const options: ocp.ConnectOptions = { kubeconfig: '/path/kubeconfig', context: 'dev', requestTimeout: 30_000 };
+ * ```
+ */
 export interface ConnectOptions {
   /** Path of a kubeconfig file, which must exist. Default: the files `KUBECONFIG` lists, merged as kubectl merges them, else `~/.kube/config`. */
   kubeconfig?: string | undefined;
@@ -124,7 +174,14 @@ export interface ConnectOptions {
   onWarning?: WarningHandler | undefined;
 }
 
-/** Options every operation takes. */
+/**
+ * Options every operation takes.
+ *
+ * @example
+ * ```ts
+ * const common: ocp.CommonOptions = { namespace: 'workers', api, signal: AbortSignal.timeout(60_000) };
+ * ```
+ */
 export interface CommonOptions {
   /** Target namespace: where objects are rendered, applied, read and deleted. */
   namespace: string;
@@ -138,7 +195,15 @@ export interface CommonOptions {
   onWarning?: WarningHandler | undefined;
 }
 
-/** Options of template-mode `process`, `get` and `delete`. */
+/**
+ * Options of template-mode `process`, `get` and `delete`.
+ *
+ * @example
+ * ```ts
+ * const job: ocp.TemplateOptions = { namespace: 'workers', templateNamespace: 'infra', labels: { job: 'nightly' }, api };
+ * await ocp.delete('worker-template', params, job);
+ * ```
+ */
 export interface TemplateOptions extends CommonOptions {
   /**
    * Namespace of the stored Template. Default: `namespace`, only when omitted. Refused with a
@@ -146,10 +211,9 @@ export interface TemplateOptions extends CommonOptions {
    */
   templateNamespace?: string | undefined;
   /**
-   * Labels added to every rendered object, as `oc process -l` does: sent in the Template copy's
-   * `labels`, where the caller's value wins over the Template's on the same key, and the server
-   * sets them on each object over its own. Names stay as they were, so a replay without them
-   * names the same objects.
+   * Labels added to every rendered object, as `oc process -l` does: sent in the Template copy's `labels`,
+   * where the caller's value wins over the Template's on the same key, and the server sets them on each
+   * object over its own. Names stay as they were, so a replay without them names the same objects.
    */
   labels?: Readonly<Record<string, string>> | undefined;
   /** Reference mode only; present here so that the compiler rejects mixing the two modes. */
@@ -181,7 +245,14 @@ export interface GetOptions extends TemplateOptions {
   missing?: Missing | undefined;
 }
 
-/** Options of `create`. */
+/**
+ * Options of `create`.
+ *
+ * @example
+ * ```ts
+ * const options: ocp.CreateOptions = { namespace: 'workers', api, fieldManager: 'nightly-jobs', dryRun: true };
+ * ```
+ */
 export interface CreateOptions extends TemplateOptions {
   /** Server-side apply field manager. Default `'mini-scheduler'`. */
   fieldManager?: string | undefined;
@@ -195,13 +266,34 @@ export interface CreateOptions extends TemplateOptions {
   fieldValidation?: FieldValidation | undefined;
 }
 
-/** The server's `fieldValidation` directive for applies. */
+/**
+ * The server's `fieldValidation` directive for applies.
+ *
+ * @example
+ * ```ts
+ * await ocp.create('worker-template', params, { namespace: 'workers', api, fieldValidation: 'Strict' });
+ * ```
+ */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
-/** How the server deletes dependents (`DeleteOptions.propagationPolicy`). */
+/**
+ * How the server deletes dependents (`DeleteOptions.propagationPolicy`).
+ *
+ * @example
+ * ```ts
+ * await ocp.delete({ namespace: 'workers', resources: refs, api, propagationPolicy: 'Foreground' });
+ * ```
+ */
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
 
-/** Options of template-mode `delete`. */
+/**
+ * Options of template-mode `delete`.
+ *
+ * @example
+ * ```ts
+ * const options: ocp.DeleteOptions = { namespace: 'workers', api, dryRun: true, propagationPolicy: 'Background' };
+ * ```
+ */
 export interface DeleteOptions extends TemplateOptions {
   /** Ask the server to check the deletion without performing it (`dryRun: ["All"]`). */
   dryRun?: boolean | undefined;
@@ -209,7 +301,17 @@ export interface DeleteOptions extends TemplateOptions {
   propagationPolicy?: PropagationPolicy | undefined;
 }
 
-/** Options of reference-mode `get`: the objects are given, no Template is processed. */
+/**
+ * Options of reference mode, the base of {@link ReferenceGetOptions} (`get`) and
+ * {@link ReferenceDeleteOptions} (`delete`): the objects are given, no Template is processed.
+ *
+ * @example
+ * ```ts
+ * const saved: ocp.ReferenceOptions = { namespace: 'workers', resources: refs, api };
+ * const live = await ocp.get(saved);
+ * await ocp.delete(saved);
+ * ```
+ */
 export interface ReferenceOptions extends CommonOptions {
   /** The objects to read or delete, e.g. the result of `create()`. */
   resources: readonly ResourceRef[];
@@ -235,7 +337,14 @@ export interface ReferenceGetOptions extends ReferenceOptions {
   missing?: Missing | undefined;
 }
 
-/** Options of reference-mode `delete`: each ref with a `uid` is deleted with that UID as a precondition. */
+/**
+ * Options of reference-mode `delete`: each ref with a `uid` is deleted with that UID as a precondition.
+ *
+ * @example
+ * ```ts
+ * const options: ocp.ReferenceDeleteOptions = { namespace: 'workers', resources: refs, api, dryRun: true };
+ * ```
+ */
 export interface ReferenceDeleteOptions extends ReferenceOptions {
   dryRun?: boolean | undefined;
   propagationPolicy?: PropagationPolicy | undefined;
@@ -244,6 +353,12 @@ export interface ReferenceDeleteOptions extends ReferenceOptions {
 /**
  * An open connection to one API server: its transport (one HTTP/2 connection, or a bounded
  * HTTP/1.1 pool), its credentials and its discovery cache, shared by every operation given it.
+ *
+ * @example
+ * ```ts
+ * await using api: ocp.Connection = await ocp.connect();
+ * await Promise.all(['w1', 'w2'].map((VM_NAME) => ocp.create('worker-template', { VM_NAME }, { namespace: 'workers', api })));
+ * ```
  */
 export interface Connection {
   /** The API server URL. */
@@ -257,7 +372,15 @@ export interface Connection {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** A Kubernetes `Status` body, as the API server sends it with an error. */
+/**
+ * A Kubernetes `Status` body, as the API server sends it with an error.
+ *
+ * @example
+ * ```ts
+ * const status: ocp.KubernetesStatus | undefined = error instanceof ocp.RequestError ? error.status : undefined;
+ * for (const cause of status?.details?.causes ?? []) console.error(cause.field, cause.reason, cause.message);
+ * ```
+ */
 export interface KubernetesStatus {
   kind?: string;
   apiVersion?: string;
