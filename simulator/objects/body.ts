@@ -1,20 +1,10 @@
 // What every written object goes through before it is stored: its type, namespace and name
 // checked against the request, and a Secret's write-only `stringData` folded into `data`.
 import type { ResourceInfo } from '../types.ts';
-import { isObject, type Json, type JsonObject, sameValue } from './fields.ts';
+import { isObject, type JsonObject, meta, sameValue, str } from './fields.ts';
 import { nameErrors } from './names.ts';
 import { badRequest, invalid } from './status.ts';
 import { checkTypeMeta } from './update.ts';
-
-/** The object's metadata, created empty when it has none, so callers may write into it. */
-export function meta(object: JsonObject): JsonObject {
-  if (!isObject(object.metadata)) object.metadata = {};
-  return object.metadata;
-}
-
-export function str(value: Json | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
 
 /** Whether anything but metadata and status changed: what raises `metadata.generation`. */
 export function specChanged(before: JsonObject, after: JsonObject): boolean {

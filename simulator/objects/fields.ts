@@ -11,6 +11,16 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The object's metadata, created empty when it has none, so callers may write into it. */
+export function meta(object: JsonObject): JsonObject {
+  if (!isObject(object.metadata)) object.metadata = {};
+  return object.metadata;
+}
+
+export function str(value: Json | undefined): string {
+  return typeof value === 'string' ? value : '';
+}
+
 /** Fields the server sets or derives: never owned, never taken from an applied configuration. */
 export const SERVER_METADATA = new Set([
   'name',

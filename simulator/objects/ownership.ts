@@ -3,7 +3,8 @@
 // the fields a merge patch takes over (k8s.io/apiserver pkg/endpoints/handlers/fieldmanager).
 import { groupVersionOf } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
-import { foldStringData, meta } from './body.ts';
+import { foldStringData } from './body.ts';
+import { meta } from './fields.ts';
 import {
   deleteAt,
   fromFieldsV1,

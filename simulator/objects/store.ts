@@ -4,7 +4,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { groupVersionOf } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
-import { checkBody, foldStringData, meta, specChanged, str } from './body.ts';
+import { checkBody, foldStringData, specChanged } from './body.ts';
+import { meta, str } from './fields.ts';
 import { isObject, type Json, type JsonObject, leafPaths, sameValue } from './fields.ts';
 import { appliedObject, managedEntry, patchedManagers } from './ownership.ts';
 import {

@@ -12,10 +12,12 @@ import {
   type JsonObject,
   leafPaths,
   type ManagedFieldsEntry,
+  meta,
   overlaps,
   type Path,
   pathKey,
   sameValue,
+  str,
   toFieldsV1,
   valueAt,
 } from './fields.ts';
@@ -23,15 +25,6 @@ import { badRequest, conflict, invalid, notFound } from './status.ts';
 
 const OPTIMISTIC_LOCK =
   'the object has been modified; please apply your changes to the latest version and try again';
-
-function meta(object: JsonObject): JsonObject {
-  if (!isObject(object.metadata)) object.metadata = {};
-  return object.metadata;
-}
-
-function str(value: Json | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
 
 /** Custom resources list their verbs in apiextensions-apiserver's fixed order, which starts with delete. */
 function isCustomResource(info: ResourceInfo): boolean {
