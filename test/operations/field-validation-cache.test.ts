@@ -118,6 +118,24 @@ describe('documents', () => {
     ]);
     expect(objectMutations(h)).toEqual([]);
   });
+
+  test('a refusal reads the root again, once in the operation; the hash unchanged, no document', async () => {
+    const h = await fresh();
+    h.sim.seedTemplate(
+      'typo',
+      [],
+      [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typo' }, extra: 'x', data: {} }],
+    );
+    await using api = await h.connect();
+    await ocp.create('worker-template', { VM_NAME: 'r-0' }, { ...WORKER, api });
+    await outlast();
+    h.sim.clearLog();
+    const error = instance(await rejection(ocp.create('typo', {}, { ...WORKER, api })), ocp.ValidationError);
+    expect(error.issues).toEqual([
+      'ConfigMap "typo" in namespace "workers": .extra: field not declared in schema',
+    ]);
+    expect(schemaGets(h).map((e) => e.path)).toEqual([ROOT]);
+  });
 });
 
 describe('a server without /openapi/v3', () => {
@@ -159,6 +177,66 @@ describe('a server without /openapi/v3', () => {
       expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'blind-config')).toBeUndefined();
     },
   );
+});
+
+describe('a group-version the root does not list', () => {
+  test('Strict applies its objects untyped, saying so; Warn is OTC_SCHEMA_UNAVAILABLE', async () => {
+    const h = await fresh();
+    await (async () => {
+      await using first = await h.connect();
+      await ocp.create('worker-template', { VM_NAME: 'listed' }, { ...WORKER, api: first });
+    })();
+    const v1 = documents(h).find((e) => e.path === `${ROOT}/api/v1`);
+    // A root that lists api/v1 only, at the hash the server really serves it under.
+    const url = `${ROOT}/api/v1?hash=${String(v1?.query.hash)}`;
+    h.sim.addFault({
+      method: 'GET',
+      path: ROOT,
+      action: {
+        type: 'raw',
+        code: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ paths: { 'api/v1': { serverRelativeURL: url } } }),
+      },
+    });
+    h.sim.clearLog();
+    const { seen, handler } = collect();
+    await using api = await h.connect({ onWarning: handler });
+    await ocp.create('worker-template', { VM_NAME: 'unlisted' }, { ...WORKER, api });
+    const untyped = seen.filter((w) => w.text.includes('applied without being typed first'));
+    expect(untyped).toHaveLength(1);
+    expect(untyped[0]?.text).toContain('kubevirt.io/v1');
+    expect(untyped[0]).not.toHaveProperty('target');
+    expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'unlisted')).toBeDefined();
+    expect(documents(h)).toEqual([]);
+    h.sim.clearLog();
+    const error = instance(
+      await rejection(
+        ocp.create('worker-template', { VM_NAME: 'dropped' }, { ...WORKER, api, fieldValidation: 'Warn' }),
+      ),
+      ocp.ValidationError,
+    );
+    expect(error.code).toBe('OTC_SCHEMA_UNAVAILABLE');
+    expect(objectMutations(h)).toEqual([]);
+  });
+});
+
+describe('a schema request that fails', () => {
+  test.each([
+    ['the root', /^\/openapi\/v3$/, 'Schema /openapi/v3: 500'],
+    ['a document', /^\/openapi\/v3\/apis\/kubevirt\.io\/v1$/, 'Schema kubevirt.io/v1: 500'],
+  ])('%s: the create fails before any mutation, naming the step and the target', async (_, path, start) => {
+    const h = await fresh();
+    h.sim.addFault({ method: 'GET', path, action: { type: 'status', code: 500, message: 'etcd down' } });
+    await using api = await h.connect();
+    const error = instance(
+      await rejection(ocp.create('worker-template', { VM_NAME: 'failed' }, { ...WORKER, api })),
+      ocp.RequestError,
+    );
+    expect(error.message.startsWith(start), error.message).toBe(true);
+    expect(error.message).toContain('etcd down');
+    expect(objectMutations(h)).toEqual([]);
+  });
 });
 
 test('process(), get() and both deletes fetch no schema; create() on the same Connection does', async () => {
