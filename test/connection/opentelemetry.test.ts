@@ -77,7 +77,6 @@ test('an operation span per call with a child span per request, and errors recor
     'GET Get',
     'POST Process',
     'GET Discover',
-    // The /openapi/v3 root, then the documents of v1 and kubevirt.io/v1: create types first.
     'GET Schema',
     'GET Schema',
     'GET Schema',

@@ -26,9 +26,7 @@ test('process, create, get and delete a worker', async () => {
     expect(live[2]?.status).toEqual({ printableStatus: 'Stopped', ready: false });
     const deleted = await ocp.delete('worker-template', params, { ...WORKER, api });
     expect(deleted.map((r) => r.kind)).toEqual(['VirtualMachine', 'Secret', 'ConfigMap']);
-    // Over HTTP/1.1 the first create fetches its two OpenAPI documents concurrently, which may
-    // take a second connection of the pool; over HTTP/2 they share the one session.
-    expect(h.sim.stats().handshakes).toBeLessThanOrEqual(h.sim.protocol === 'h2' ? 1 : 2);
+    expect(h.sim.stats().handshakes).toBe(1);
   } finally {
     await api.close();
   }
