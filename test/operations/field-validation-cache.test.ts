@@ -180,7 +180,7 @@ describe('a server without /openapi/v3', () => {
 });
 
 describe('a group-version the root does not list', () => {
-  test('Strict applies its objects untyped, saying so; Warn is OTC_SCHEMA_UNAVAILABLE', async () => {
+  test('Strict applies its objects untyped, saying so, never before a refusal; Warn is OTC_SCHEMA_UNAVAILABLE', async () => {
     const h = await fresh();
     await (async () => {
       await using first = await h.connect();
@@ -218,6 +218,29 @@ describe('a group-version the root does not list', () => {
     );
     expect(error.code).toBe('OTC_SCHEMA_UNAVAILABLE');
     expect(objectMutations(h)).toEqual([]);
+    // Refused for another object: nothing is applied, so nothing is said to be applied untyped,
+    // and the Connection's one warning for the group-version is still to come.
+    const { seen: later, handler: onLater } = collect();
+    await using third = await h.connect({ onWarning: onLater });
+    const vm = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'mixed-vm' } };
+    const mixed = (configMap: JsonObject): ocp.TemplateObject => ({
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      metadata: { name: 'mixed' },
+      objects: [configMap, vm],
+    });
+    const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mixed-config' } };
+    const refusal = instance(
+      await rejection(ocp.create(mixed({ ...config, id: 'x' }), {}, { namespace: 'workers', api: third })),
+      ocp.ValidationError,
+    );
+    expect(refusal.issues).toEqual([
+      'ConfigMap "mixed-config" in namespace "workers": .id: field not declared in schema',
+    ]);
+    expect(later).toEqual([]);
+    expect(objectMutations(h)).toEqual([]);
+    await ocp.create(mixed(config), {}, { namespace: 'workers', api: third });
+    expect(later.map((w) => w.text)).toEqual([expect.stringContaining('applied without being typed first')]);
   });
 });
 
