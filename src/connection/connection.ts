@@ -284,6 +284,7 @@ export class ClusterConnection implements Connection {
       request.target,
     );
     const body = parseBody(answer.text);
+    if (body === undefined && request.emptyAnswerOk === true) return { code: answer.code, body };
     if (!isRecord(body)) {
       throw new RequestError(
         request.step,

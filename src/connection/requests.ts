@@ -33,6 +33,8 @@ export interface ApiRequest extends FailedRequest {
   warnings?: WarningRoute | undefined;
   /** The object the request is about, named in its warnings. */
   object?: ServerWarning['target'];
+  /** A 2xx answer with an empty body is `body: undefined` instead of a bad response. */
+  emptyAnswerOk?: boolean;
 }
 
 export interface ApiResponse {

@@ -260,6 +260,29 @@ describe('a schema request that fails', () => {
     expect(error.message).toContain('etcd down');
     expect(objectMutations(h)).toEqual([]);
   });
+
+  test('a document that is not JSON fails the create; an empty one (an unknown group-version) is missing', async () => {
+    const h = await fresh();
+    const path = /^\/openapi\/v3\/apis\/kubevirt\.io\/v1$/;
+    const raw = (body: string) =>
+      ({ type: 'raw', code: 200, contentType: 'application/json', body }) as const;
+    h.sim.addFault({ method: 'GET', path, times: 1, action: raw('<html>gateway</html>') });
+    await using api = await h.connect();
+    const error = instance(
+      await rejection(ocp.create('worker-template', { VM_NAME: 'garbled' }, { ...WORKER, api })),
+      ocp.RequestError,
+    );
+    expect(error.message).toMatch(/^Schema kubevirt\.io\/v1: 200: the response is not a JSON object/);
+    expect(error.code).toBe('OTC_BAD_RESPONSE');
+    expect(objectMutations(h)).toEqual([]);
+    h.sim.addFault({ method: 'GET', path, action: raw('') });
+    const { seen, handler } = collect();
+    await ocp.create('worker-template', { VM_NAME: 'empty' }, { ...WORKER, api, onWarning: handler });
+    expect(seen.map((w) => w.text)).toContain(
+      "kubevirt.io/v1 objects are applied without being typed first: the server's OpenAPI v3 document for kubevirt.io/v1 could not be read",
+    );
+    expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'empty')).toBeDefined();
+  });
 });
 
 test('process(), get() and both deletes fetch no schema; create() on the same Connection does', async () => {
