@@ -55,7 +55,7 @@ export interface CountCheck {
 }
 
 /** The first create's schema requests: the root, one document per group-version, concurrent, all before a PATCH. */
-function firstCreateChecks(label: string, log: LogEntry[], apiVersions: string[], n: number): CountCheck[] {
+export function firstCreateChecks(label: string, log: LogEntry[], apiVersions: string[], n: number): CountCheck[] {
   const d = apiVersions.length;
   const { root, documents, others } = split(log);
   const expected = new Set(apiVersions.map((v) => `${ROOT}/${openapiPath(v)}`));
