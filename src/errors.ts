@@ -22,8 +22,10 @@ export type { KubernetesStatus } from './types.ts';
  * every problem found, not just the first; `code` says which kind of problem it is: bad input the
  * caller must fix (`OTC_INVALID_ARGUMENT`, `OTC_UNSAFE_OBJECT`), or an environment the caller cannot
  * fix by changing the call: `OTC_KIND_NOT_SERVED` (which wins over bad input found with it),
- * `OTC_NODE_VERSION`, and `OTC_PROXY_CONFIG` (the kubeconfig's `proxy-url` or `HTTPS_PROXY` is not a
- * usable proxy URL). A kubeconfig or ServiceAccount that cannot be loaded is not a ValidationError
+ * `OTC_SCHEMA_UNAVAILABLE` (`fieldValidation` `'Warn'` or `'Ignore'` on a server that publishes no
+ * OpenAPI v3 schema for a group-version; it wins too), `OTC_NODE_VERSION`, and `OTC_PROXY_CONFIG`
+ * (the kubeconfig's `proxy-url` or `HTTPS_PROXY` is not a usable proxy URL). A rendered object
+ * the server's schema does not type is `OTC_UNSAFE_OBJECT`. A kubeconfig or ServiceAccount that cannot be loaded is not a ValidationError
  * but a {@link RequestError} with `code` `OTC_KUBECONFIG`.
  *
  * @example
@@ -137,7 +139,7 @@ export class OperationError extends Error {
  */
 export class RequestError extends Error {
   override name: 'RequestError' | 'TimeoutError' | 'AbortError' = 'RequestError';
-  /** The step that failed: `Connect`, `Discover`, `Get`, `Process`, `Apply` or `Delete`. */
+  /** The step that failed: `Connect`, `Discover`, `Schema`, `Get`, `Process`, `Apply` or `Delete`. */
   readonly step: string;
   /** What the step was acting on, e.g. `ConfigMap "w1-config" in namespace "workers"`. */
   readonly target: string;

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { applyAll, deleteAll, type DeleteFlags, readAll, contextFor } from './operations.ts';
+import { applyAll, contextFor, deleteAll, type DeleteFlags, readAll, typeTargets } from './operations.ts';
 import { renderTemplate } from './render.ts';
 import {
   assertValid,
@@ -145,7 +145,8 @@ export async function process(
 
 /**
  * Renders the Template, validates every rendered object (stable names, no `generateName`,
- * namespaced kinds only, all in the target namespace) before any mutation, then server-side
+ * namespaced kinds only, all in the target namespace) and types it against the server's own
+ * OpenAPI v3 schema (`fieldValidation`, default `'Strict'`) before any mutation, then server-side
  * applies them in order with `fieldManager` (default `mini-scheduler`). Conflicts are never
  * forced. Core v1 Secrets have `stringData` folded into `data` first, on a copy. An object that
  * already exists under the same name is taken over (and a later template-mode delete removes
@@ -158,7 +159,8 @@ export async function process(
  * @throws {@link ValidationError} before any mutation, listing every problem.
  * @throws {@link OperationError} (`operation: 'Apply'`) when an apply fails: `resources` are the
  *   objects applied before it, `failures[0]` the one that failed. Nothing is rolled back.
- * @throws {@link RequestError} when rendering or discovery fails: nothing was applied.
+ * @throws {@link RequestError} when rendering, discovery or reading the schema fails: nothing was
+ *   applied.
  *
  * @example
  * ```ts
@@ -175,11 +177,10 @@ export async function create(
   parameters: TemplateParameters | undefined,
   options: CreateOptions,
 ): Promise<CreatedRef[]> {
-  return onTemplateTargets('create', template, parameters, options, (op, targets, o) =>
-    applyAll(op, targets, {
+  return onTemplateTargets('create', template, parameters, options, async (op, targets, o) =>
+    applyAll(op, await typeTargets(op, targets, o.fieldValidation ?? 'Strict'), {
       fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER,
       dryRun: o.dryRun === true,
-      fieldValidation: o.fieldValidation,
     }),
   );
 }

@@ -1,14 +1,16 @@
 // How a call becomes work: its own Connection or the caller's, template mode (validate, render,
-// resolve and check every target) or reference mode (validate and resolve the refs).
+// resolve and check every target) or reference mode (validate and resolve the refs); resolving a
+// target is discovery for its kind, then the checks before any mutation.
 import { openConnection } from './connection/connect.ts';
 import { ClusterConnection } from './connection/connection.ts';
 import { ValidationError } from './errors.ts';
 import { isRecord } from './util/json.ts';
-import { contextFor, type OperationContext, resolveReferences, resolveTargets } from './operations.ts';
+import { contextFor, type OperationContext } from './operations.ts';
 import { render, renderForDelete } from './render.ts';
 import { isTemplateObject, type TemplateSource } from './checks/template-source.ts';
 import type {
   CommonOptions,
+  ResourceRef,
   ReferenceOptions,
   TemplateObject,
   TemplateOptions,
@@ -16,7 +18,9 @@ import type {
 } from './types.ts';
 import { checkReferenceArguments, checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, referenceCall, templateCall, traceOperation } from './connection/tracing.ts';
-import type { Target } from './validate.ts';
+import { checkRenderedObjects, type KindLookup, type Target } from './validate.ts';
+import { type Document, resourceForKind } from './connection/discovery.ts';
+import type { ValidationErrorCode } from './outcome.ts';
 
 /** Runs `work` on the caller's connection (left open) or on one of its own (always closed). */
 export async function withConnection<T>(
@@ -108,4 +112,67 @@ export async function onReferenceTargets<O extends ReferenceOptions, T>(
 /** Reference mode is told apart by `resources`: a Template object has none. */
 export function isReferenceCall<R extends ReferenceOptions>(first: string | TemplateObject | R): first is R {
   return isRecord(first) && ('resources' in first || !isTemplateObject(first));
+}
+
+/** Discovery for every group-version the objects use (cached per connection), then all checks. */
+export async function resolveTargets(
+  op: OperationContext,
+  objects: readonly unknown[],
+  namespace: string,
+  badInput: ValidationErrorCode = 'OTC_UNSAFE_OBJECT',
+): Promise<Target[]> {
+  const apiVersions = new Set<string>();
+  for (const object of objects) {
+    if (isRecord(object) && typeof object.apiVersion === 'string' && object.apiVersion !== '')
+      apiVersions.add(object.apiVersion);
+  }
+  const documents = new Map<string, Document>();
+  const wait = { signal: op.signal, readMs: op.timeout.read };
+  // One after another: after a Connection's first operation every lookup is a cache hit, and over
+  // HTTP/1.1 lookups in parallel would open more sockets (more handshakes) for nothing.
+  for (const apiVersion of apiVersions) {
+    documents.set(apiVersion, await op.connection.discovery.get(apiVersion, wait, op.warnings));
+  }
+  const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
+    const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
+    return found ? { resource: found.name, namespaced: found.namespaced } : undefined;
+  };
+  // A kind the cached answer lacks may have appeared since (a CRD installed after connect(), or a
+  // transient 404): look again, once per operation, before refusing.
+  const missing = new Set<string>();
+  for (const object of objects) {
+    if (!isRecord(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string')
+      continue;
+    if (object.apiVersion !== '' && object.kind !== '' && !lookup(object.apiVersion, object.kind))
+      missing.add(object.apiVersion);
+  }
+  for (const apiVersion of missing) {
+    documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, wait, op.warnings));
+  }
+  const { targets, issues, notServed } = checkRenderedObjects(objects, namespace, lookup);
+  if (issues.length > 0)
+    throw new ValidationError(
+      op.operation,
+      issues.map((issue) => op.redact(issue)),
+      notServed ? 'OTC_KIND_NOT_SERVED' : badInput,
+    );
+  return targets;
+}
+
+/** Reference-mode targets: the refs themselves, each resolved through discovery. */
+export async function resolveReferences(
+  op: OperationContext,
+  resources: readonly ResourceRef[],
+): Promise<Target[]> {
+  const objects = resources.map((ref) => ({
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: { name: ref.name, namespace: ref.namespace },
+  }));
+  const namespace = resources[0]?.namespace ?? '';
+  const targets = await resolveTargets(op, objects, namespace, 'OTC_INVALID_ARGUMENT');
+  return targets.map((t, i) => {
+    const uid = resources[i]?.uid;
+    return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
+  });
 }

@@ -1,9 +1,9 @@
-// The steps the five operations are made of (rendering is render.ts): resolve targets, apply,
-// read, delete.
+// The steps the five operations are made of (rendering is render.ts): resolve targets, type them
+// against the server's schema, apply, read, delete.
+import { debuglog } from 'node:util';
 import type { Operation, WarningRoute } from './connection/warnings.ts';
 import type { ClusterConnection } from './connection/connection.ts';
 import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from './connection/requests.ts';
-import { type Document, resourceForKind } from './connection/discovery.ts';
 import {
   OperationError,
   type OperationFailure,
@@ -21,10 +21,13 @@ import type {
   WarningHandler,
 } from './types.ts';
 import { isRecord } from './util/json.ts';
-import type { ValidationErrorCode } from './outcome.ts';
 import { normalizeSecret } from './checks/secrets.ts';
 import { describeRef } from './checks/refs.ts';
-import { checkRenderedObjects, type KindLookup, type Target } from './validate.ts';
+import type { Target } from './validate.ts';
+import type { MissingSchema, SchemaLookup } from './connection/openapi.ts';
+import { checkForApply, type ApplyCheck, type TypingProblem } from './schema/index.ts';
+
+const debug = debuglog('openshift-templates');
 
 /** What the requests of one operation share: its Connection, limits, signal and redaction. */
 export interface OperationContext {
@@ -64,7 +67,7 @@ export function send(
 }
 
 /** How a warning names the object its request was about. */
-function warningTarget(ref: ResourceRef): ServerWarning['target'] {
+function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['target']> {
   return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: ref.namespace };
 }
 
@@ -76,69 +79,6 @@ export function objectPath(apiVersion: string, resource: string, namespace: stri
   const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   const collection = `${base}/namespaces/${segment(namespace)}/${segment(resource)}`;
   return name === undefined ? collection : `${collection}/${segment(name)}`;
-}
-
-/** Discovery for every group-version the objects use (cached per connection), then all checks. */
-export async function resolveTargets(
-  op: OperationContext,
-  objects: readonly unknown[],
-  namespace: string,
-  badInput: ValidationErrorCode = 'OTC_UNSAFE_OBJECT',
-): Promise<Target[]> {
-  const apiVersions = new Set<string>();
-  for (const object of objects) {
-    if (isRecord(object) && typeof object.apiVersion === 'string' && object.apiVersion !== '')
-      apiVersions.add(object.apiVersion);
-  }
-  const documents = new Map<string, Document>();
-  const wait = { signal: op.signal, readMs: op.timeout.read };
-  // One after another: after a Connection's first operation every lookup is a cache hit, and over
-  // HTTP/1.1 lookups in parallel would open more sockets (more handshakes) for nothing.
-  for (const apiVersion of apiVersions) {
-    documents.set(apiVersion, await op.connection.discovery.get(apiVersion, wait, op.warnings));
-  }
-  const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
-    const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
-    return found ? { resource: found.name, namespaced: found.namespaced } : undefined;
-  };
-  // A kind the cached answer lacks may have appeared since (a CRD installed after connect(), or a
-  // transient 404): look again, once per operation, before refusing.
-  const missing = new Set<string>();
-  for (const object of objects) {
-    if (!isRecord(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string')
-      continue;
-    if (object.apiVersion !== '' && object.kind !== '' && !lookup(object.apiVersion, object.kind))
-      missing.add(object.apiVersion);
-  }
-  for (const apiVersion of missing) {
-    documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, wait, op.warnings));
-  }
-  const { targets, issues, notServed } = checkRenderedObjects(objects, namespace, lookup);
-  if (issues.length > 0)
-    throw new ValidationError(
-      op.operation,
-      issues.map((issue) => op.redact(issue)),
-      notServed ? 'OTC_KIND_NOT_SERVED' : badInput,
-    );
-  return targets;
-}
-
-/** Reference-mode targets: the refs themselves, each resolved through discovery. */
-export async function resolveReferences(
-  op: OperationContext,
-  resources: readonly ResourceRef[],
-): Promise<Target[]> {
-  const objects = resources.map((ref) => ({
-    apiVersion: ref.apiVersion,
-    kind: ref.kind,
-    metadata: { name: ref.name, namespace: ref.namespace },
-  }));
-  const namespace = resources[0]?.namespace ?? '';
-  const targets = await resolveTargets(op, objects, namespace, 'OTC_INVALID_ARGUMENT');
-  return targets.map((t, i) => {
-    const uid = resources[i]?.uid;
-    return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
-  });
 }
 
 function uidOf(body: unknown): string | undefined {
@@ -154,11 +94,129 @@ function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
   return uid === undefined ? rest : { ...rest, uid };
 }
 
+/** One target's verdict: typed, or why it could not be. */
+type Verdict =
+  { target: Target; check: ApplyCheck & { kind: 'typed' } } | { target: Target; missing: Untyped };
+type Untyped = MissingSchema | 'kind';
+
+function verdicts(
+  targets: readonly Target[],
+  schemas: ReadonlyMap<string, SchemaLookup>,
+  mode: FieldValidation,
+): Verdict[] {
+  return targets.map((target) => {
+    const found = schemas.get(target.ref.apiVersion);
+    if (found === undefined || 'missing' in found) return { target, missing: found?.missing ?? 'unlisted' };
+    const check = checkForApply(found.schema, target.object, mode);
+    return check.kind === 'unknown' ? { target, missing: 'kind' } : { target, check };
+  });
+}
+
+/**
+ * Whether the root may be out of date: a kind or document missing, or anything found. A server
+ * without /openapi/v3 is asked again only where the create cannot go on without it.
+ */
+function worthRereading(verdict: Verdict, mode: FieldValidation): boolean {
+  if ('missing' in verdict) return verdict.missing !== 'unpublished' || mode !== 'Strict';
+  return verdict.check.refused.length > 0 || verdict.check.removed.length > 0;
+}
+
+function whyUntyped(missing: Untyped, { apiVersion, kind }: ResourceRef): string {
+  switch (missing) {
+    case 'unpublished':
+      return 'the server does not publish /openapi/v3';
+    case 'unlisted':
+      return `the server's /openapi/v3 lists no document for ${apiVersion}`;
+    case 'unreadable':
+      return `the server's OpenAPI v3 document for ${apiVersion} could not be read`;
+    case 'kind':
+      return `the server's OpenAPI v3 document for ${apiVersion} has no type for kind ${kind}`;
+  }
+}
+
+function problemText(ref: ResourceRef, problem: TypingProblem): string {
+  return `${describeRef(ref)}: ${problem.path === '' ? '' : `${problem.path}: `}${problem.reason}`;
+}
+
+/** Under Strict an object without a schema is applied as before, said once per Connection. */
+function tellUntyped(op: OperationContext, ref: ResourceRef, missing: Untyped): void {
+  const key = missing === 'kind' ? `${ref.apiVersion} ${ref.kind}` : ref.apiVersion;
+  if (!op.connection.schemas.firstTime(key)) return;
+  const what = missing === 'kind' ? `${ref.kind} objects of ${ref.apiVersion}` : `${ref.apiVersion} objects`;
+  op.connection.notify(
+    {
+      text: `${what} are applied without being typed first: ${whyUntyped(missing, ref)}`,
+      operation: op.operation,
+    },
+    op.warnings,
+  );
+}
+
+function tellRemoved(
+  op: OperationContext,
+  ref: ResourceRef,
+  removed: readonly TypingProblem[],
+  mode: FieldValidation,
+): void {
+  for (const problem of removed) {
+    const text = op.redact(
+      `unknown field "${problem.path}" removed from ${describeRef(ref)}: the server's ${ref.apiVersion} schema does not declare it`,
+    );
+    if (mode === 'Warn')
+      op.connection.notify({ text, operation: op.operation, target: warningTarget(ref) }, op.warnings);
+    else debug('%s: fieldValidation Ignore: %s', op.operation, text);
+  }
+}
+
+/**
+ * Types every target as server-side apply will, before anything is applied (create only), and
+ * returns the targets with the objects to apply: Secrets as sent (stringData folded into data),
+ * and under Warn or Ignore without the fields the schema does not declare. Strict refuses any
+ * problem; every mode refuses wrong types, keyed-list errors and what will not decode.
+ */
+export async function typeTargets(
+  op: OperationContext,
+  targets: readonly Target[],
+  mode: FieldValidation,
+): Promise<Target[]> {
+  if (targets.length === 0) return [];
+  const sent = targets.map((t) => ({ ...t, object: normalizeSecret(t.object) }));
+  const apiVersions = [...new Set(sent.map((t) => t.ref.apiVersion))];
+  const wait = { signal: op.signal, readMs: op.timeout.read };
+  let found = verdicts(sent, await op.connection.schemas.lookup(apiVersions, false, wait, op.warnings), mode);
+  // A kind or field added since the root was read: read it again, once per operation.
+  if (found.some((verdict) => worthRereading(verdict, mode)))
+    found = verdicts(sent, await op.connection.schemas.lookup(apiVersions, true, wait, op.warnings), mode);
+  const unavailable: string[] = [];
+  const refused: string[] = [];
+  for (const verdict of found) {
+    const { ref } = verdict.target;
+    if ('missing' in verdict) {
+      if (mode === 'Strict') tellUntyped(op, ref, verdict.missing);
+      else
+        unavailable.push(
+          `${describeRef(ref)}: fieldValidation "${mode}" drops what the server's schema does not declare, ` +
+            `but ${whyUntyped(verdict.missing, ref)}`,
+        );
+    } else refused.push(...verdict.check.refused.map((p) => problemText(ref, p)));
+  }
+  if (unavailable.length + refused.length > 0)
+    throw new ValidationError(
+      op.operation,
+      [...unavailable, ...refused].map((issue) => op.redact(issue)),
+      unavailable.length > 0 ? 'OTC_SCHEMA_UNAVAILABLE' : 'OTC_UNSAFE_OBJECT',
+    );
+  return found.map((verdict) => {
+    if ('missing' in verdict) return verdict.target;
+    tellRemoved(op, verdict.target.ref, verdict.check.removed, mode);
+    return { ...verdict.target, object: verdict.check.object };
+  });
+}
+
 /** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
 export interface ApplyFlags {
   fieldManager: string;
   dryRun: boolean;
-  fieldValidation: FieldValidation | undefined;
 }
 
 export async function applyAll(
@@ -166,14 +224,14 @@ export async function applyAll(
   targets: readonly Target[],
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
-  const { fieldManager, dryRun, fieldValidation } = flags;
+  const { fieldManager, dryRun } = flags;
   const applied: CreatedRef[] = [];
   for (const target of targets) {
     try {
       const { code, body } = await send(op, {
         method: 'PATCH',
         path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
-        query: { fieldManager, dryRun: dryRun ? 'All' : undefined, fieldValidation },
+        query: { fieldManager, dryRun: dryRun ? 'All' : undefined },
         contentType: 'application/apply-patch+yaml',
         body: normalizeSecret(target.object),
         step: 'Apply',

@@ -55,7 +55,7 @@ export type RequestErrorCode =
 /**
  * The stable codes of `ValidationError`: bad input the caller must fix (`OTC_INVALID_ARGUMENT`,
  * `OTC_UNSAFE_OBJECT`), or an environment the caller cannot fix by changing the call
- * (`OTC_KIND_NOT_SERVED`, `OTC_NODE_VERSION`, `OTC_PROXY_CONFIG`).
+ * (`OTC_KIND_NOT_SERVED`, `OTC_SCHEMA_UNAVAILABLE`, `OTC_NODE_VERSION`, `OTC_PROXY_CONFIG`).
  *
  * @example
  * ```ts
@@ -66,6 +66,7 @@ export type ValidationErrorCode =
   | 'OTC_INVALID_ARGUMENT'
   | 'OTC_UNSAFE_OBJECT'
   | 'OTC_KIND_NOT_SERVED'
+  | 'OTC_SCHEMA_UNAVAILABLE'
   | 'OTC_NODE_VERSION'
   | 'OTC_PROXY_CONFIG';
 

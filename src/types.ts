@@ -256,22 +256,23 @@ export interface GetOptions extends TemplateOptions {
 export interface CreateOptions extends TemplateOptions {
   /** Server-side apply field manager. Default `'mini-scheduler'`. */
   fieldManager?: string | undefined;
-  /** Ask the server to validate without persisting (`dryRun=All`). */
+  /** Ask the server to validate without persisting (`dryRun=All`); typed first all the same. */
   dryRun?: boolean | undefined;
   /**
-   * How the server treats duplicate fields in each applied object (`fieldValidation`, kubectl's
-   * `--validate`): `'Strict'` refuses the object (400), `'Warn'` applies it with a server warning,
-   * `'Ignore'` applies it silently. Default: the server's (`Warn`).
+   * Every object is typed against the server's OpenAPI v3 schema before the first apply (kubectl's
+   * `--validate`): `'Strict'` (default) refuses any problem, naming every path; `'Warn'` drops
+   * undeclared fields from the applied copy, warning each; `'Ignore'` drops them silently. Wrong
+   * types and values the server cannot decode are refused in every mode. Not sent to the server.
    */
   fieldValidation?: FieldValidation | undefined;
 }
 
 /**
- * The server's `fieldValidation` directive for applies.
+ * How `create()` treats what the server's schema does not declare ({@link CreateOptions}).
  *
  * @example
  * ```ts
- * await ocp.create('worker-template', params, { namespace: 'workers', api, fieldValidation: 'Strict' });
+ * await ocp.create('redis-ephemeral', params, { namespace: 'workers', api, fieldValidation: 'Warn' });
  * ```
  */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';

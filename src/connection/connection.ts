@@ -1,10 +1,11 @@
-// One Connection: its transport, its credentials, its discovery cache, and the single request
+// One Connection: its transport, its credentials, its discovery and schema caches, and the single request
 // function every call goes through (timeouts, signals, 429 retries, debug lines, redaction).
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { debuglog } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
 import { Credentials } from './credentials.ts';
+import { OpenApiSchemas } from './openapi.ts';
 import { RequestError, stoppedBy } from '../errors.ts';
 import {
   abortedBeforeSending,
@@ -42,6 +43,8 @@ export class ClusterConnection implements Connection {
   readonly server: string;
   readonly timeouts: Timeouts;
   readonly discovery: DiscoveryCache;
+  /** The server's OpenAPI v3 schemas, which create() types rendered objects with. */
+  readonly schemas: OpenApiSchemas;
   /** One transport for the Connection's life, whatever the operations' options, proxied or not. */
   readonly #transport: Transport;
   readonly #credentials: Credentials;
@@ -108,6 +111,7 @@ export class ClusterConnection implements Connection {
     };
     this.#transport = transport;
     this.discovery = new DiscoveryCache((apiVersion, route) => this.#fetchDiscovery(apiVersion, route));
+    this.schemas = new OpenApiSchemas(this.server, (request) => this.request(request));
     const user = kc.getCurrentUser()?.name ?? '(none)';
     this.#credentialsHint =
       `the server refused the credentials of user "${user}" (context "${kc.getCurrentContext()}"): ` +

@@ -5,3 +5,10 @@ export { pruneUndeclared, type PruneResult } from './prune.ts';
 export { kindKey, type TypeTable } from './table.ts';
 export { typeObject, typeValue, type TypingOptions, type TypingResult } from './typing.ts';
 export * from './wording.ts';
+export {
+  checkForApply,
+  declaresKind,
+  type ApplyCheck,
+  type GroupVersionSchema,
+  type ValidationMode,
+} from './apply-check.ts';

@@ -1,0 +1,148 @@
+// The server's own schemas, as create() types rendered objects with them: the OpenAPI v3 root
+// (`GET /openapi/v3`, kept per Connection, read again after a miss like discovery) and one
+// hash-addressed document per group-version (k8s.io/kube-openapi pkg/handler3/handler.go),
+// turned into a compact table at once and kept in the process-wide cache (schema-cache.ts).
+import { RequestError } from '../errors.ts';
+import { compactTypes, type GroupVersionSchema } from '../schema/index.ts';
+import { isRecord } from '../util/json.ts';
+import type { ApiRequest, ApiResponse } from './requests.ts';
+import { cachedSchema, rememberSchema } from './schema-cache.ts';
+import { type CallerWait, SharedAnswers } from './shared-answers.ts';
+import type { WarningRoute } from './warnings.ts';
+
+export const OPENAPI_ROOT = '/openapi/v3';
+
+/** apiextensions-apiserver's title for the documents of CRD-served group-versions (builder.go). */
+const CRD_TITLE = 'Kubernetes CRD Swagger';
+
+/** Document URL per root path (`apis/apps/v1`); `undefined` when the server has no /openapi/v3. */
+type Root = ReadonlyMap<string, string> | undefined;
+
+/** Why a group-version could not be typed. */
+export type MissingSchema = 'unpublished' | 'unlisted' | 'unreadable';
+
+/** A group-version's schema, or why there is none. */
+export type SchemaLookup = { schema: GroupVersionSchema; url: string } | { missing: MissingSchema };
+
+/** `api/v1` or `apis/GROUP/VERSION`: a group-version's key in the root. */
+export function rootPath(apiVersion: string): string {
+  return apiVersion.includes('/') ? `apis/${apiVersion}` : `api/${apiVersion}`;
+}
+
+function parseRoot(body: unknown): Map<string, string> {
+  const paths = isRecord(body) && isRecord(body.paths) ? body.paths : {};
+  const urls = new Map<string, string>();
+  for (const [path, entry] of Object.entries(paths)) {
+    const url = isRecord(entry) ? entry.serverRelativeURL : undefined;
+    if (typeof url === 'string' && url.startsWith('/')) urls.set(path, url);
+  }
+  return urls;
+}
+
+/** A server-relative URL as a request's path and query. */
+function splitUrl(url: string): { path: string; query: Record<string, string> } {
+  const parsed = new URL(url, 'https://server.invalid');
+  return { path: parsed.pathname, query: Object.fromEntries(parsed.searchParams) };
+}
+
+/** Answers that mean "no such document here" rather than a failure. */
+function isAbsent(error: unknown): boolean {
+  if (!(error instanceof RequestError)) return false;
+  // 404; handler3's empty 200 for a group-version it does not know; the 301 of a stale hash.
+  return error.statusCode === 404 || error.statusCode === 301 || error.code === 'OTC_BAD_RESPONSE';
+}
+
+export class OpenApiSchemas {
+  readonly #server: string;
+  readonly #request: (request: ApiRequest) => Promise<ApiResponse>;
+  readonly #root: SharedAnswers<Root>;
+  readonly #documents: SharedAnswers<GroupVersionSchema | undefined>;
+  /** What was said once per Connection: group-versions applied without typing. */
+  readonly #told = new Set<string>();
+
+  constructor(server: string, request: (request: ApiRequest) => Promise<ApiResponse>) {
+    this.#server = server;
+    this.#request = request;
+    this.#root = new SharedAnswers('Schema', (_key, route) => this.#fetchRoot(route));
+    // Only requests in flight are shared here: the tables live in the process-wide cache.
+    this.#documents = new SharedAnswers('Schema', (url, route) => this.#fetchDocument(url, route), {
+      keep: false,
+    });
+  }
+
+  /**
+   * The schema of each group-version, from the cached root unless `fresh` (then the root is read
+   * again, unless it was read moments ago); documents not cached are fetched concurrently.
+   */
+  async lookup(
+    apiVersions: readonly string[],
+    fresh: boolean,
+    wait: CallerWait,
+    route: WarningRoute,
+  ): Promise<Map<string, SchemaLookup>> {
+    const root = fresh
+      ? await this.#root.refresh(OPENAPI_ROOT, wait, route)
+      : await this.#root.get(OPENAPI_ROOT, wait, route);
+    const found = await Promise.all(
+      apiVersions.map(async (apiVersion): Promise<[string, SchemaLookup]> => {
+        if (root === undefined) return [apiVersion, { missing: 'unpublished' }];
+        const url = root.get(rootPath(apiVersion));
+        if (url === undefined) return [apiVersion, { missing: 'unlisted' }];
+        const schema = cachedSchema(this.#server, url) ?? (await this.#documents.get(url, wait, route));
+        return [apiVersion, schema === undefined ? { missing: 'unreadable' } : { schema, url }];
+      }),
+    );
+    return new Map(found);
+  }
+
+  /** True the first time a key is told on this Connection: the once-per-Connection warnings. */
+  firstTime(key: string): boolean {
+    if (this.#told.has(key)) return false;
+    this.#told.add(key);
+    return true;
+  }
+
+  async #fetchRoot(route: WarningRoute | undefined): Promise<Root> {
+    try {
+      const { body } = await this.#request({
+        method: 'GET',
+        path: OPENAPI_ROOT,
+        step: 'Schema',
+        target: OPENAPI_ROOT,
+        warnings: route,
+      });
+      return parseRoot(body);
+    } catch (error) {
+      if (error instanceof RequestError && error.statusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async #fetchDocument(
+    url: string,
+    route: WarningRoute | undefined,
+  ): Promise<GroupVersionSchema | undefined> {
+    const { path, query } = splitUrl(url);
+    let body: unknown;
+    try {
+      ({ body } = await this.#request({
+        method: 'GET',
+        path,
+        query,
+        step: 'Schema',
+        target: path,
+        warnings: route,
+      }));
+    } catch (error) {
+      if (isAbsent(error)) return undefined;
+      throw error;
+    }
+    const info = isRecord(body) && isRecord(body.info) ? body.info : {};
+    const schema = {
+      table: compactTypes(body),
+      builtIn: info.title !== CRD_TITLE,
+    };
+    rememberSchema(this.#server, url, schema);
+    return schema;
+  }
+}

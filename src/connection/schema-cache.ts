@@ -1,0 +1,48 @@
+// The compact type tables of the OpenAPI v3 documents create() types with, shared by every
+// Connection of the process: a handler that connects per job does not download them again. This
+// is the library's one module-level state besides the lazily loaded client-node module. A
+// document's URL carries its content hash (kube-openapi handler3's `?hash=`), so an entry never
+// goes stale: a changed document has a new URL. The bound keeps a process that talks to many
+// clusters, or to one across many upgrades, from growing without end.
+import type { GroupVersionSchema } from '../schema/index.ts';
+
+/** Documents kept at most; the least recently used goes first. */
+export const SCHEMA_CACHE_LIMIT = 64;
+
+const tables = new Map<string, GroupVersionSchema>();
+
+function keyOf(server: string, url: string): string {
+  return `${server}\n${url}`;
+}
+
+/** The table for a server's hash-addressed document URL, if cached; marks it recently used. */
+export function cachedSchema(server: string, url: string): GroupVersionSchema | undefined {
+  const key = keyOf(server, url);
+  const schema = tables.get(key);
+  if (schema !== undefined) {
+    tables.delete(key);
+    tables.set(key, schema);
+  }
+  return schema;
+}
+
+export function rememberSchema(server: string, url: string, schema: GroupVersionSchema): void {
+  const key = keyOf(server, url);
+  tables.delete(key);
+  tables.set(key, schema);
+  while (tables.size > SCHEMA_CACHE_LIMIT) {
+    const oldest = tables.keys().next();
+    if (oldest.done === true) break;
+    tables.delete(oldest.value);
+  }
+}
+
+/** How many documents are cached (tests and benchmarks). */
+export function cachedSchemaCount(): number {
+  return tables.size;
+}
+
+/** Empties the cache (tests and benchmarks that measure a first download). */
+export function forgetSchemas(): void {
+  tables.clear();
+}

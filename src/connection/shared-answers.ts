@@ -1,0 +1,104 @@
+// Answers a Connection keeps per key (discovery per group-version, the OpenAPI v3 root): one shared
+// request per key, which no single caller's signal can cancel, and a bounded fetch again after a
+// miss, as client-go's deferred discovery mapper does.
+import { RequestError, stoppedBy } from '../errors.ts';
+import { waitFor } from '../util/wait.ts';
+import type { WarningRoute } from './warnings.ts';
+
+/** A cached answer is fetched again on a miss only when it is at least this old. */
+export const MIN_REDISCOVERY_MS = 500;
+
+interface Entry<T> {
+  promise: Promise<T>;
+  fetchedAt: number;
+  settled: boolean;
+}
+
+/** What bounds one caller's wait: its operation's signal and read limit. */
+export interface CallerWait {
+  signal: AbortSignal | undefined;
+  readMs: number;
+}
+
+export class SharedAnswers<T> {
+  readonly #entries = new Map<string, Entry<T>>();
+  readonly #step: string;
+  readonly #fetch: (key: string, route: WarningRoute | undefined) => Promise<T>;
+  readonly #keep: boolean;
+
+  /**
+   * `fetch` runs without any caller's signal: its result is shared by every caller. Its warnings
+   * go to the operation that started it. `step` names the step in a waiting caller's own error.
+   * With `keep: false` only requests in flight are shared: an answer is not kept once it settles
+   * (the caller keeps it elsewhere).
+   */
+  constructor(
+    step: string,
+    fetch: (key: string, route: WarningRoute | undefined) => Promise<T>,
+    { keep = true }: { keep?: boolean } = {},
+  ) {
+    this.#step = step;
+    this.#fetch = fetch;
+    this.#keep = keep;
+  }
+
+  /** The cached answer, or one fetch shared by every concurrent first caller. */
+  get(key: string, wait: CallerWait, route?: WarningRoute): Promise<T> {
+    const entry = this.#entries.get(key) ?? this.#start(key, route);
+    return this.#wait(entry, key, wait);
+  }
+
+  /**
+   * After a miss: fetches again unless a fetch is in flight or the answer is younger than
+   * MIN_REDISCOVERY_MS, so a burst of misses costs one request per key.
+   */
+  refresh(key: string, wait: CallerWait, route?: WarningRoute): Promise<T> {
+    const entry = this.#entries.get(key);
+    const fresh = entry && (!entry.settled || performance.now() - entry.fetchedAt < MIN_REDISCOVERY_MS);
+    return this.#wait(fresh ? entry : this.#start(key, route), key, wait);
+  }
+
+  /**
+   * One caller's wait for a shared request: bounded by its own signal and read limit, with the
+   * error its own request would have had, while the request goes on for the others.
+   */
+  #wait(entry: Entry<T>, key: string, { signal, readMs }: CallerWait): Promise<T> {
+    if (entry.settled) return entry.promise;
+    // An unref'd timer: a caller's limit never keeps the process alive.
+    const deadline = AbortSignal.timeout(readMs);
+    const either = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    return waitFor(entry.promise, either, () =>
+      signal?.aborted
+        ? stoppedBy(this.#step, key, signal)
+        : new RequestError(this.#step, key, `read timed out after ${readMs} ms`, {
+            kind: 'timeout',
+            cause: deadline.reason,
+          }),
+    );
+  }
+
+  remember(key: string, value: T): void {
+    this.#entries.set(key, { promise: Promise.resolve(value), fetchedAt: performance.now(), settled: true });
+  }
+
+  #start(key: string, route: WarningRoute | undefined): Entry<T> {
+    const entry: Entry<T> = {
+      promise: this.#fetch(key, route),
+      fetchedAt: performance.now(),
+      settled: false,
+    };
+    this.#entries.set(key, entry);
+    entry.promise.then(
+      () => {
+        entry.settled = true;
+        entry.fetchedAt = performance.now();
+        if (!this.#keep && this.#entries.get(key) === entry) this.#entries.delete(key);
+      },
+      () => {
+        // A failed lookup is forgotten so that a later operation can try again.
+        if (this.#entries.get(key) === entry) this.#entries.delete(key);
+      },
+    );
+    return entry;
+  }
+}

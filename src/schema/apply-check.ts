@@ -1,0 +1,61 @@
+// What create() does with one rendered object before it applies it, by field validation mode:
+// type it as server-side apply will (every problem, not the server's first per map), and under
+// Warn or Ignore drop what the schema does not declare. Pure: a table and an object in, a verdict
+// out.
+import { pruneUndeclared } from './prune.ts';
+import { kindKey, type TypeTable } from './table.ts';
+import { typeObject } from './typing.ts';
+import type { TypingProblem } from './wording.ts';
+
+/** kubectl's `--validate` values, as create() takes them. */
+export type ValidationMode = 'Strict' | 'Warn' | 'Ignore';
+
+/** A group-version's compact table and whether its kinds are built in (decoded into Go types). */
+export interface GroupVersionSchema {
+  table: TypeTable;
+  builtIn: boolean;
+}
+
+/** The verdict on one object. */
+export type ApplyCheck =
+  /** The table has no type for the object's kind. */
+  | { kind: 'unknown' }
+  /** `object` is what to apply; `refused` lists what no mode can apply; `removed` what was dropped. */
+  | { kind: 'typed'; object: Record<string, unknown>; refused: TypingProblem[]; removed: TypingProblem[] };
+
+/** Whether the table has a type for the object's `apiVersion` and `kind`. */
+export function declaresKind(table: TypeTable, object: Record<string, unknown>): boolean {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  const kind = typeof object.kind === 'string' ? object.kind : '';
+  return Object.hasOwn(table.kinds, kindKey(apiVersion, kind));
+}
+
+/**
+ * Types the object against its group-version's schema and says what to apply. Strict refuses any
+ * problem; Warn and Ignore remove undeclared fields (on a copy) and refuse the rest. Decode
+ * problems (a fraction for an integer, a Quantity that does not parse) are refused in every mode,
+ * for built-in kinds only, as only those are decoded into Go types.
+ *
+ * @example
+ * const check = checkForApply(schema, deployment, 'Warn');
+ * if (check.kind === 'typed' && check.refused.length === 0) apply(check.object);
+ */
+export function checkForApply(
+  schema: GroupVersionSchema,
+  object: Record<string, unknown>,
+  mode: ValidationMode,
+): ApplyCheck {
+  if (!declaresKind(schema.table, object)) return { kind: 'unknown' };
+  const options = { decode: schema.builtIn };
+  if (mode === 'Strict') {
+    const typed = typeObject(schema.table, object, { ...options, report: 'all' });
+    return { kind: 'typed', object, refused: [...typed.problems, ...typed.decodeProblems], removed: [] };
+  }
+  const pruned = pruneUndeclared(schema.table, object, options);
+  return {
+    kind: 'typed',
+    object: pruned.object,
+    refused: [...pruned.problems, ...pruned.decodeProblems],
+    removed: pruned.removed,
+  };
+}
