@@ -47,10 +47,6 @@ export function groupVersions(n: number, d: number): string[] {
   return [...new Set(objects.map((o) => o.apiVersion))];
 }
 
-export function groupVersionsUsed(n: number, d: number): number {
-  return groupVersions(n, d).length;
-}
-
 /**
  * What typing adds to a create: the `/openapi/v3` root, read once per Connection, and one document
  * per group-version the process has not fetched yet (the documents are kept process-wide).
