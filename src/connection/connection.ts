@@ -111,7 +111,11 @@ export class ClusterConnection implements Connection {
     };
     this.#transport = transport;
     this.discovery = new DiscoveryCache((apiVersion, route) => this.#fetchDiscovery(apiVersion, route));
-    this.schemas = new OpenApiSchemas(this.server, (request) => this.request(request));
+    this.schemas = new OpenApiSchemas(
+      this.server,
+      (request) => this.request(request),
+      () => transport.protocol === 'h2',
+    );
     const user = kc.getCurrentUser()?.name ?? '(none)';
     this.#credentialsHint =
       `the server refused the credentials of user "${user}" (context "${kc.getCurrentContext()}"): ` +

@@ -60,9 +60,17 @@ export class OpenApiSchemas {
   /** What was said once per Connection: group-versions applied without typing. */
   readonly #told = new Set<string>();
 
-  constructor(server: string, request: (request: ApiRequest) => Promise<ApiResponse>) {
+  /** Whether requests share one multiplexed connection (HTTP/2); over HTTP/1.1 each would open one. */
+  readonly #multiplexed: () => boolean;
+
+  constructor(
+    server: string,
+    request: (request: ApiRequest) => Promise<ApiResponse>,
+    multiplexed: () => boolean,
+  ) {
     this.#server = server;
     this.#request = request;
+    this.#multiplexed = multiplexed;
     this.#root = new SharedAnswers('Schema', (_key, route) => this.#fetchRoot(route));
     // Only requests in flight are shared here: the tables live in the process-wide cache.
     this.#documents = new SharedAnswers('Schema', (url, route) => this.#fetchDocument(url, route), {
@@ -83,15 +91,18 @@ export class OpenApiSchemas {
     const root = fresh
       ? await this.#root.refresh(OPENAPI_ROOT, wait, route)
       : await this.#root.get(OPENAPI_ROOT, wait, route);
-    const found = await Promise.all(
-      apiVersions.map(async (apiVersion): Promise<[string, SchemaLookup]> => {
-        if (root === undefined) return [apiVersion, { missing: 'unpublished' }];
-        const url = root.get(rootPath(apiVersion));
-        if (url === undefined) return [apiVersion, { missing: 'unlisted' }];
-        const schema = cachedSchema(this.#server, url) ?? (await this.#documents.get(url, wait, route));
-        return [apiVersion, schema === undefined ? { missing: 'unreadable' } : { schema, url }];
-      }),
-    );
+    const one = async (apiVersion: string): Promise<[string, SchemaLookup]> => {
+      if (root === undefined) return [apiVersion, { missing: 'unpublished' }];
+      const url = root.get(rootPath(apiVersion));
+      if (url === undefined) return [apiVersion, { missing: 'unlisted' }];
+      const schema = cachedSchema(this.#server, url) ?? (await this.#documents.get(url, wait, route));
+      return [apiVersion, schema === undefined ? { missing: 'unreadable' } : { schema, url }];
+    };
+    // Concurrent on one HTTP/2 connection; one after another over HTTP/1.1, where each request in
+    // parallel would cost a new connection and its TLS handshake (more than a round trip saved).
+    if (this.#multiplexed()) return new Map(await Promise.all(apiVersions.map(one)));
+    const found: [string, SchemaLookup][] = [];
+    for (const apiVersion of apiVersions) found.push(await one(apiVersion));
     return new Map(found);
   }
 

@@ -39,7 +39,8 @@ describe('pooling and ownership', () => {
     const after = h.sim.stats();
     expect(after.connections - before.connections).toBe(1);
     expect(after.handshakes - before.handshakes).toBe(1);
-    expect(h.sim.log).toHaveLength(1 + 2 + 20);
+    // connect, template and processing, the OpenAPI root and the one document, the applies.
+    expect(h.sim.log).toHaveLength(1 + 2 + 2 + 20);
     await ocp.delete('twenty', {}, { ...WORKER, api });
     expect(h.sim.stats().handshakes - before.handshakes).toBe(1);
   });
