@@ -27,7 +27,7 @@ export function typingTargets(typing: TypingReport): string[] {
         ? `met (${typing.checks.length} checks)`
         : `**not met**: ${failed.map((c) => `${c.label} (${c.detail})`).join('; ')}`;
   return [
-    `| create() with typing: a Connection's first create reads the /openapi/v3 root once and one document per group-version used, concurrently, all before the first PATCH; a create on a Connection that holds them sends nothing beyond its own requests (over HTTP/2 and HTTP/1.1) | ${counts} |`,
+    `| create() with typing: a Connection's first create reads the /openapi/v3 root once and one document per group-version used (concurrently over HTTP/2, one after another over HTTP/1.1), all before the first PATCH and on no new connection; a create on a Connection that holds them sends nothing beyond its own requests | ${counts} |`,
     `| heap a Connection retains for the schema documents of the whole corpus ≤ ${mb(HEAP_TARGET_BYTES)} | ${heapVerdict(typing.heap)} |`,
   ];
 }
@@ -71,7 +71,9 @@ library keeps the documents, as compact tables, process-wide; each Connection re
 \`/openapi/v3\` root once. The requests below are the simulator's log of one create of a
 4-object Template over 3 group-versions (v1, kubevirt.io/v1, apps/v1), at 50 ms per request so
 that requests sent together overlap in the log; each first create runs in a fresh client process.
-"In flight at once" counts document GETs the simulator held between arrival and answer.
+"In flight" counts document GETs the simulator held between arrival and answer: all at once over
+HTTP/2, one at a time over HTTP/1.1, where each request in parallel would open a socket and a TLS
+handshake of its own.
 
 | check | holds | seen |
 | --- | --- | --- |

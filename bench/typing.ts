@@ -54,8 +54,19 @@ export interface CountCheck {
   detail: string;
 }
 
-/** The first create's schema requests: the root, one document per group-version, concurrent, all before a PATCH. */
-export function firstCreateChecks(label: string, log: LogEntry[], apiVersions: string[], n: number): CountCheck[] {
+/**
+ * The first create's schema requests: the root, one document per group-version, all before a
+ * PATCH, on the connections the Connection already has (`newConnections` opened during the create);
+ * `concurrent`: the documents all in flight at once (HTTP/2), else one after another (HTTP/1.1,
+ * where each request in parallel would open a socket and a TLS handshake of its own).
+ */
+export function firstCreateChecks(
+  label: string,
+  log: LogEntry[],
+  apiVersions: string[],
+  n: number,
+  wire: { concurrent: boolean; newConnections: number },
+): CountCheck[] {
   const d = apiVersions.length;
   const { root, documents, others } = split(log);
   const expected = new Set(apiVersions.map((v) => `${ROOT}/${openapiPath(v)}`));
@@ -84,9 +95,16 @@ export function firstCreateChecks(label: string, log: LogEntry[], apiVersions: s
       detail: `${others.length} other requests`,
     },
     {
-      label: `${label}: the ${d} document GETs in flight at once`,
-      ok: inFlight === d,
+      label: wire.concurrent
+        ? `${label}: the ${d} document GETs in flight at once`
+        : `${label}: the ${d} document GETs one after another`,
+      ok: inFlight === (wire.concurrent ? d : 1),
       detail: `at most ${inFlight} in flight`,
+    },
+    {
+      label: `${label}: no connection opened for them`,
+      ok: wire.newConnections === 0,
+      detail: `${wire.newConnections} connections opened`,
     },
     {
       label: `${label}: root and documents answered before the first PATCH`,
@@ -149,9 +167,15 @@ export async function typingRequestChecks(protocol: Protocol, dir: string): Prom
     await inFreshChild(async (child) => {
       await child.run({ step: 'connect', kubeconfig });
       sim.clearLog();
+      const before = sim.stats().connections;
       const first = await child.run({ step: 'create', template: TEMPLATE });
       checks.push(...noErrors(label('first create'), first));
-      checks.push(...firstCreateChecks(label('first create, fresh process'), [...sim.log], apiVersions, N));
+      checks.push(
+        ...firstCreateChecks(label('first create, fresh process'), [...sim.log], apiVersions, N, {
+          concurrent: protocol === 'h2',
+          newConnections: sim.stats().connections - before,
+        }),
+      );
       sim.clearLog();
       const again = await child.run({ step: 'create', template: TEMPLATE });
       checks.push(...noErrors(label('second create'), again));
