@@ -8,6 +8,8 @@ import * as ocp from '../src/index.ts';
 
 /** The text of the warning a Strict create gives for a group-version it applied untyped. */
 export const UNTYPED_WARNING = 'applied without being typed first';
+/** What every warning of a field removed under Warn contains. */
+export const REMOVED_WARNING = 'unknown field "';
 
 export interface CorpusEntry {
   name: string;
@@ -32,6 +34,8 @@ export interface StepResult {
   wallMs: number;
   /** Warnings saying a group-version was applied without being typed first. */
   untyped: number;
+  /** Warnings of a field removed from the applied copy (Warn). */
+  removed: number;
   /** Every other warning. */
   warnings: number;
   /** Per create that failed: its message (ValidationError and OperationError name no values). */
@@ -44,9 +48,10 @@ const OPTIONS = { namespace: 'workers', templateNamespace: 'infra' } as const;
 const CORPUS = { namespace: 'check', templateNamespace: 'templates' } as const;
 
 let api: ocp.Connection | undefined;
-const counts = { untyped: 0, warnings: 0 };
+const counts = { untyped: 0, removed: 0, warnings: 0 };
 const onWarning = (warning: ocp.ServerWarning): void => {
   if (warning.text.includes(UNTYPED_WARNING)) counts.untyped += 1;
+  else if (warning.text.includes(REMOVED_WARNING)) counts.removed += 1;
   else counts.warnings += 1;
 };
 
@@ -82,6 +87,7 @@ async function corpusHeap(kubeconfig: string, templates: CorpusEntry[], errors: 
 
 async function run(command: TypingStep): Promise<StepResult> {
   counts.untyped = 0;
+  counts.removed = 0;
   counts.warnings = 0;
   const errors: string[] = [];
   let retainedBytes: number | undefined;

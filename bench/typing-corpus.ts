@@ -30,7 +30,8 @@ export type CorpusHeap =
       templates: number;
       /** Templates whose Warn create failed, with the library's message. */
       failed: string[];
-      /** Removal warnings of the first pass. */
+      /** Warnings of the first pass: fields removed, and any other. */
+      removed: number;
       warnings: number;
       /** Median over runs: cold process, then the second server. */
       retainedBytes: number;
@@ -100,6 +101,7 @@ export async function corpusHeap(
     const cold: number[] = [];
     const warm: number[] = [];
     let failed: string[] = [];
+    let removed = 0;
     let warnings = 0;
     let bodies: { url: string; bytes: number }[] = [];
     for (let run = 0; run < plan.runs; run++) {
@@ -130,6 +132,7 @@ export async function corpusHeap(
           cold.push(first.retainedBytes ?? 0);
           warm.push(second.retainedBytes ?? 0);
           failed = first.errors;
+          removed = first.removed;
           warnings = first.warnings;
         });
       } finally {
@@ -141,6 +144,7 @@ export async function corpusHeap(
       corpus: plan.corpus,
       templates: entries.length,
       failed,
+      removed,
       warnings,
       retainedBytes: median(cold),
       warmRetainedBytes: median(warm),

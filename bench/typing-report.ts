@@ -52,7 +52,7 @@ function heapText(heap: CorpusHeap): string {
       ? `every one was created`
       : `${heap.failed.length} failed: ${heap.failed.map((f) => f.split(':')[0]).join(', ')}`;
   return `The ${heap.templates} Templates of \`${heap.corpus}\`, each created with \`fieldValidation: 'Warn'\` on one
-Connection in a fresh client process (${failed}; ${heap.warnings} removal warnings), fetched
+Connection in a fresh client process (${failed}; ${heap.removed} warnings of a removed field, ${heap.warnings} other warnings), fetched
 ${heap.documents} documents, ${heap.documentBytes} bytes (${kib(heap.documentBytes)}), and a root of ${heap.rootBytes} bytes. Heap after
 gc minus before, around the creates (median of ${heap.runs} processes): **${mb(heap.retainedBytes)}** — target ≤ ${mb(HEAP_TARGET_BYTES)},
 ${heap.retainedBytes <= HEAP_TARGET_BYTES ? 'met' : '**not met**'}. That figure includes what the first creates compile and the Connection's
