@@ -32,6 +32,8 @@ export type TypingStep =
 
 export interface StepResult {
   wallMs: number;
+  /** The client process's CPU time over the step (user + system). */
+  cpuMs: number;
   /** Warnings saying a group-version was applied without being typed first. */
   untyped: number;
   /** Warnings of a field removed from the applied copy (Warn). */
@@ -91,6 +93,7 @@ async function run(command: TypingStep): Promise<StepResult> {
   counts.warnings = 0;
   const errors: string[] = [];
   let retainedBytes: number | undefined;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   switch (command.step) {
     case 'connect':
@@ -122,7 +125,9 @@ async function run(command: TypingStep): Promise<StepResult> {
       break;
   }
   const wallMs = performance.now() - started;
-  return { wallMs, ...counts, errors, ...(retainedBytes === undefined ? {} : { retainedBytes }) };
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  return { wallMs, cpuMs, ...counts, errors, ...(retainedBytes === undefined ? {} : { retainedBytes }) };
 }
 
 process.on('message', (command: TypingStep) => {

@@ -6,7 +6,7 @@
 // to the documents alone, the first includes the code the first creates compile.
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAllYaml } from '@kubernetes/client-node';
 import { type JsonObject, startSimulator } from '../simulator/index.ts';
@@ -17,7 +17,8 @@ import { isOpenApi } from './typing.ts';
 import { inFreshChild } from './typing-steps.ts';
 
 /** Where .ci/run looks for the corpus: beside the clone. */
-export const DEFAULT_CORPUS = join(fileURLToPath(new URL('..', import.meta.url)), '..', 'shared', 'corpus');
+const REPOSITORY = fileURLToPath(new URL('..', import.meta.url));
+export const DEFAULT_CORPUS = join(REPOSITORY, '..', 'shared', 'corpus');
 /** The values .ci/run's check-templates step gives: a parameter some corpus Templates require. */
 const GIVEN: Record<string, string> = { APPLICATION_USER: 'tester' };
 /** The issue's target, 4 MB, in bytes (10^6: the stricter reading). */
@@ -141,7 +142,7 @@ export async function corpusHeap(
     }
     const documents = bodies.filter((b) => b.url.startsWith('/openapi/v3/'));
     const result = {
-      corpus: plan.corpus,
+      corpus: relative(REPOSITORY, plan.corpus),
       templates: entries.length,
       failed,
       removed,
@@ -154,7 +155,7 @@ export async function corpusHeap(
       rootBytes: bodies.filter((b) => !b.url.startsWith('/openapi/v3/')).reduce((s, b) => s + b.bytes, 0),
     };
     progress(
-      `typing corpus: ${result.templates} Templates (${failed.length} failed), ${result.documents} documents, ${result.documentBytes} bytes; heap retained ${(result.retainedBytes / 2 ** 20).toFixed(2)} MiB cold, ${(result.warmRetainedBytes / 2 ** 20).toFixed(2)} MiB warm`,
+      `typing corpus: ${result.templates} Templates (${failed.length} failed), ${result.documents} documents, ${result.documentBytes} bytes; heap retained ${(result.retainedBytes / 1e6).toFixed(2)} MB cold, ${(result.warmRetainedBytes / 1e6).toFixed(2)} MB warm`,
     );
     return result;
   } finally {

@@ -253,6 +253,11 @@ export interface FirstCreateRow {
   untypedMs: number;
   /** The same create on a second Connection of that process (documents cached, root read again). */
   secondConnectionMs: number;
+  /** Median client CPU ms of the first create, typed and untyped. */
+  typedCpuMs: number;
+  untypedCpuMs: number;
+  /** Median ms from the root's arrival at the simulator to the last document's answer. */
+  schemaSpanMs: number;
   typedRequests: number;
   untypedRequests: number;
   rootBytes: number;
@@ -296,6 +301,8 @@ export async function firstCreates(
       for (const [n, d] of plan.shapes) {
         const template = `bench-${n}-${d}`;
         const samples = { typed: [] as number[], untyped: [] as number[], second: [] as number[] };
+        const cpu = { typed: [] as number[], untyped: [] as number[] };
+        const spans: number[] = [];
         const counts = { typed: 0, untyped: 0, rootBytes: 0, documentBytes: 0 };
         // Interleaved, so a slow moment of the machine falls on both alike.
         for (let run = 0; run < plan.runs; run++) {
@@ -309,8 +316,14 @@ export async function firstCreates(
               if (first.errors.length > 0)
                 throw new Error(`first create ${template} ${mode}: ${first.errors.join(' | ')}`);
               samples[mode].push(first.wallMs);
+              cpu[mode].push(first.cpuMs);
               counts[mode] = Math.max(counts[mode], sim.log.length);
               if (mode === 'typed') {
+                const schema = sim.log.filter((e) => isOpenApi(e.path));
+                spans.push(
+                  Math.max(...schema.map((e) => e.time + e.durationMs)) -
+                    Math.min(...schema.map((e) => e.time)),
+                );
                 const root = counter.bodies.filter((b) => b.url === ROOT || b.url.startsWith(`${ROOT}?`));
                 counts.rootBytes = sum(root.map((b) => b.bytes));
                 counts.documentBytes = sum(
@@ -331,6 +344,9 @@ export async function firstCreates(
           typedMs: median(samples.typed),
           untypedMs: median(samples.untyped),
           secondConnectionMs: median(samples.second),
+          typedCpuMs: median(cpu.typed),
+          untypedCpuMs: median(cpu.untyped),
+          schemaSpanMs: median(spans),
           typedRequests: counts.typed,
           untypedRequests: counts.untyped,
           rootBytes: counts.rootBytes,
