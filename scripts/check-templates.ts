@@ -1,34 +1,67 @@
-// `npm run check-templates -- FILE|DIR... [--param NAME=VALUE ...]`: loads Template files (JSON or
-// YAML) into the embedded OpenShift API simulator and runs each through the library: process,
-// create, get, then a template-mode delete from a new Connection. Generated parameters get explicit
-// test values, so every run names the same objects. Prints a table per Template.
+// `npm run check-templates -- FILE|DIR... [--field-validation MODE] [--param NAME=VALUE ...]`: loads
+// Template files (JSON or YAML) into the embedded OpenShift API simulator and runs each through the
+// library: process, create (with the chosen fieldValidation), get, then a template-mode delete from
+// a new Connection. Generated parameters get explicit test values, so every run names the same
+// objects. Prints a table per Template, every problem of a refused one on its own line, and checks
+// in the simulator's request log that a refused Template wrote nothing.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadAllYaml } from '@kubernetes/client-node';
 import * as ocp from '../src/index.ts';
-import { type JsonObject, type Simulator, startSimulator } from '../simulator/index.ts';
+import { type JsonObject, type LogEntry, type Simulator, startSimulator } from '../simulator/index.ts';
 import { testValue } from './test-values.ts';
 
-const USAGE = `usage: npm run check-templates -- FILE|DIR... [--param NAME=VALUE ...] [--expect FILE]
-  FILE|DIR       Template files (.json, .yaml, .yml); a folder is read one level deep
-  --param        a parameter value for every Template that declares it (repeatable)
-  --expect FILE  JSON { "<template>": { "result": "refused", "message": "<text>" } }: Templates
-                 not listed must pass; exits 1 when any result differs from what is expected`;
+const USAGE = `usage: npm run check-templates -- FILE|DIR... [--field-validation Strict|Warn|Ignore]
+                                  [--param NAME=VALUE ...] [--expect FILE]
+  FILE|DIR            Template files (.json, .yaml, .yml); a folder is read one level deep
+  --field-validation  create()'s fieldValidation for every Template (default Strict): Strict
+                      refuses any problem, Warn and Ignore drop undeclared fields (Warn warns)
+  --param             a parameter value for every Template that declares it (repeatable)
+  --expect FILE       JSON with one section per mode, each { "<template>": EXPECTATION }:
+                        { "Strict": { "t1": { "result": "refused", "issues": ["<line>", ...] } },
+                          "Warn": { "t2": { "result": "ok", "warnings": ["<line>", ...] } },
+                          "Ignore": {} }
+                      result "refused": "issues" is every problem, the same lines in any order;
+                      result "failed": "message" is a part of the error; "step" (optional) is
+                      where it stopped; "warnings" (optional, any result) is every warning line.
+                      Only the section of the mode run is read, and it must be there. Templates
+                      not listed in it must pass. Exits 1 when any result differs from it; without
+                      --expect, when any Template is refused or failed. Usage errors exit 2.`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    param: { type: 'string', multiple: true, default: [] },
-    expect: { type: 'string' },
-    help: { type: 'boolean', default: false },
-  },
-});
+const MODES = ['Strict', 'Warn', 'Ignore'] as const;
+type Mode = (typeof MODES)[number];
+
+/** A one-line reason and the usage on stderr, exit 2: never a stack. */
+function usageError(reason: string): never {
+  process.stderr.write(`check-templates: ${reason}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        'field-validation': { type: 'string', default: 'Strict' },
+        param: { type: 'string', multiple: true, default: [] },
+        expect: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    return usageError(error instanceof Error ? error.message : String(error));
+  }
+})();
 if (values.help || positionals.length === 0) {
   console.log(USAGE);
   process.exit(values.help ? 0 : 2);
 }
+const chosenMode = values['field-validation'];
+if (!(MODES as readonly string[]).includes(chosenMode))
+  usageError(`--field-validation must be Strict, Warn or Ignore, not ${JSON.stringify(chosenMode)}`);
+const mode = chosenMode as Mode;
 
 const TEMPLATE_NAMESPACE = 'templates';
 const NAMESPACE = 'check';
@@ -48,6 +81,10 @@ interface Outcome {
   result: 'ok' | 'refused' | 'failed';
   step: string;
   message: string;
+  /** A refusal's problems (the ValidationError's `issues`), one line each. */
+  issues: string[];
+  /** Requests that could have written to the server during a create that did not succeed. */
+  writes: string[];
   notes: string[];
   /** The server's warnings, each once, with the operation and object that drew it. */
   warnings: string[];
@@ -57,7 +94,7 @@ function parameterPairs(pairs: string[]): Record<string, string> {
   return Object.fromEntries(
     pairs.map((pair) => {
       const at = pair.indexOf('=');
-      if (at < 1) throw new Error(`--param expects NAME=VALUE, got ${JSON.stringify(pair)}`);
+      if (at < 1) usageError(`--param expects NAME=VALUE, got ${JSON.stringify(pair)}`);
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
   );
@@ -70,8 +107,7 @@ async function statOrExit(path: string): Promise<Awaited<ReturnType<typeof stat>
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-    process.stderr.write(`check-templates: no such file or folder: ${path}\n\n${USAGE}`);
-    process.exit(2);
+    return usageError(`no such file or folder: ${path}`);
   }
 }
 
@@ -145,6 +181,16 @@ function parametersFor(
 
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** Every POST, PUT, PATCH and DELETE from `from` on that could change what the server holds. */
+function writesSince(sim: Simulator, from: number): string[] {
+  const reads = /\/(processedtemplates|selfsubjectaccessreviews|selfsubjectrulesreviews)$/;
+  return sim.log
+    .slice(from)
+    .filter((e: LogEntry) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(e.method))
+    .filter((e) => !(e.method === 'POST' && reads.test(e.path)))
+    .map((e) => `${e.method} ${e.path} ${e.status}`);
+}
+
 async function check(
   sim: Simulator,
   kubeconfig: string,
@@ -162,6 +208,8 @@ async function check(
     result: 'ok',
     step: '',
     message: '',
+    issues: [],
+    writes: [],
     notes,
     warnings: [],
   };
@@ -178,6 +226,8 @@ async function check(
   const parameters = parametersFor(loaded.template, given, notes);
   const options = { namespace: NAMESPACE, templateNamespace: TEMPLATE_NAMESPACE };
   let step = 'process';
+  let createdFrom = -1;
+  const storedBefore = sim.objectCount();
   try {
     {
       await using api = await ocp.connect({ kubeconfig, onWarning });
@@ -185,7 +235,8 @@ async function check(
       outcome.objects = objects.length;
       outcome.kinds = [...new Set(objects.map((o) => o.kind ?? '?'))];
       step = 'create';
-      const refs = await ocp.create(name, parameters, { ...options, api });
+      createdFrom = sim.log.length;
+      const refs = await ocp.create(name, parameters, { ...options, api, fieldValidation: mode });
       step = 'get';
       const live = await ocp.get(name, parameters, { ...options, api });
       if (live.length !== refs.length)
@@ -204,10 +255,30 @@ async function check(
       );
     return outcome;
   } catch (error) {
-    const refused = error instanceof ocp.ValidationError;
-    return { ...outcome, result: refused ? 'refused' : 'failed', step, message: describeError(error) };
+    const failed: Outcome = {
+      ...outcome,
+      result: 'failed',
+      step,
+      message: describeError(error),
+      writes: step === 'create' ? writesSince(sim, createdFrom) : [],
+    };
+    if (!(error instanceof ocp.ValidationError)) return failed;
+    const refused = {
+      ...failed,
+      issues: [...error.issues],
+      message: `${error.code}: ${count(error.issues)}`,
+    };
+    // Refused means refused before any mutation: a refusal after a write, or a store that
+    // changed, is a failure whatever the expectations say.
+    const grew = sim.objectCount() - storedBefore;
+    if (grew !== 0) refused.writes.push(`the store holds ${grew} more object(s) than before`);
+    if (refused.writes.length === 0) return { ...refused, result: 'refused' };
+    return { ...refused, message: `refused after writing to the server: ${refused.message}` };
   }
 }
+
+const count = (issues: readonly string[]): string =>
+  issues.length === 1 ? '1 problem' : `${issues.length} problems`;
 
 function print(outcome: Outcome): void {
   console.log(`\nTemplate ${outcome.name} (${outcome.file})`);
@@ -221,6 +292,8 @@ function print(outcome: Outcome): void {
         : `${outcome.result} at ${outcome.step}`,
     ],
     ...(outcome.message ? ([['error', outcome.message]] as [string, string][]) : []),
+    ...outcome.issues.map((i): [string, string] => ['issue', i]),
+    ...outcome.writes.map((w): [string, string] => ['wrote', w]),
     ...outcome.warnings.map((w): [string, string] => ['warning', w]),
     ...outcome.notes.map((n): [string, string] => ['note', n]),
   ];
@@ -228,31 +301,99 @@ function print(outcome: Outcome): void {
 }
 
 interface Expectation {
-  result: 'refused' | 'failed';
-  message: string;
+  result: 'ok' | 'refused' | 'failed';
+  step?: string;
+  issues?: string[];
+  message?: string;
+  warnings?: string[];
 }
 
-function unexpected(outcome: Outcome, expected: Record<string, Expectation>): string | undefined {
-  const want = expected[outcome.name];
-  if (!want) return outcome.result === 'ok' ? undefined : `expected ok, got ${outcome.result}`;
-  if (outcome.result !== want.result) return `expected ${want.result}, got ${outcome.result}`;
-  return outcome.message.includes(want.message)
-    ? undefined
-    : `expected an error containing ${JSON.stringify(want.message)}`;
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string');
+
+/** The section of `file` for the mode run, each entry checked; a malformed file is a usage error. */
+async function expectationsFor(file: string): Promise<Record<string, Expectation>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    return usageError(`--expect ${file}: ${describeError(error)}`);
+  }
+  const wrong = (what: string): never => usageError(`--expect ${file}: ${what}`);
+  if (!isObject(parsed)) return wrong('expected an object with a section per mode');
+  const other = Object.keys(parsed).find((key) => !(MODES as readonly string[]).includes(key));
+  if (other !== undefined)
+    wrong(`${JSON.stringify(other)} is not a mode: the sections are Strict, Warn and Ignore`);
+  const section = parsed[mode];
+  if (!isObject(section)) return wrong(`no "${mode}" section for --field-validation ${mode}`);
+  for (const [name, entry] of Object.entries(section)) {
+    const at = `${mode}.${name}`;
+    if (!isObject(entry) || !['ok', 'refused', 'failed'].includes(entry.result as string))
+      wrong(`${at}: "result" must be "ok", "refused" or "failed"`);
+    const e = entry as JsonObject;
+    if (e.result === 'refused' && !isStrings(e.issues))
+      wrong(`${at}: a refusal lists every problem in "issues" (strings)`);
+    if (e.result === 'failed' && typeof e.message !== 'string')
+      wrong(`${at}: a failure names a part of its error in "message"`);
+    if (e.warnings !== undefined && !isStrings(e.warnings)) wrong(`${at}: "warnings" are strings`);
+    if (e.step !== undefined && typeof e.step !== 'string') wrong(`${at}: "step" is a string`);
+  }
+  return section as unknown as Record<string, Expectation>;
+}
+
+/** Lines of `want` not in `got` and of `got` not in `want`, counting repeats. */
+function difference(want: readonly string[], got: readonly string[]): { missing: string[]; extra: string[] } {
+  const extra = [...got];
+  const missing: string[] = [];
+  for (const line of want) {
+    const at = extra.indexOf(line);
+    if (at === -1) missing.push(line);
+    else extra.splice(at, 1);
+  }
+  return { missing, extra };
+}
+
+/** How `outcome` differs from what is expected: a summary and the lines behind it; none when as expected. */
+function unexpected(
+  outcome: Outcome,
+  expected: Record<string, Expectation>,
+): { summary: string; lines: string[] } | undefined {
+  const want = expected[outcome.name] ?? { result: 'ok' };
+  if (outcome.result !== want.result)
+    return { summary: `expected ${want.result}, got ${outcome.result}`, lines: [] };
+  if (want.step !== undefined && outcome.step !== want.step)
+    return { summary: `expected it at ${want.step}, got ${outcome.step}`, lines: [] };
+  const lines: string[] = [];
+  const compare = (what: string, wanted: readonly string[], got: readonly string[]): void => {
+    const { missing, extra } = difference(wanted, got);
+    lines.push(...missing.map((l) => `missing ${what}: ${l}`), ...extra.map((l) => `extra ${what}: ${l}`));
+  };
+  if (want.result === 'refused') compare('issue', want.issues ?? [], outcome.issues);
+  if (want.warnings !== undefined) compare('warning', want.warnings, outcome.warnings);
+  const missingText =
+    want.result === 'failed' && !outcome.message.includes(want.message ?? '')
+      ? `expected an error containing ${JSON.stringify(want.message)}`
+      : undefined;
+  if (missingText === undefined && lines.length === 0) return undefined;
+  const parts = [
+    ...(missingText ? [missingText] : []),
+    ...(lines.length > 0 ? [`${lines.length} line(s) differ`] : []),
+  ];
+  return { summary: parts.join('; '), lines };
 }
 
 const given = parameterPairs(values.param);
-const expected = values.expect
-  ? (JSON.parse(await readFile(values.expect, 'utf8')) as Record<string, Expectation>)
-  : {};
+const expected = values.expect ? await expectationsFor(values.expect) : {};
+const files = await filesOf(positionals);
 const sim = await startSimulator({ seedExamples: false, namespaces: [TEMPLATE_NAMESPACE, NAMESPACE] });
 const kubeconfig = join(tmpdir(), `check-templates-${process.pid}.json`);
 await sim.writeKubeconfig(kubeconfig);
 const outcomes: Outcome[] = [];
+console.log(`field validation: ${mode}`);
 try {
-  for (const file of await filesOf(positionals)) {
+  for (const file of files) {
     const loaded = await templatesIn(file).catch((error: unknown) => {
-      outcomes.push({
+      const failed: Outcome = {
         name: basename(file),
         file: basename(file),
         objects: 0,
@@ -260,9 +401,13 @@ try {
         result: 'failed',
         step: 'load',
         message: describeError(error),
+        issues: [],
+        writes: [],
         notes: [],
         warnings: [],
-      });
+      };
+      outcomes.push(failed);
+      print(failed);
       return [];
     });
     for (const one of loaded) {
@@ -276,18 +421,26 @@ try {
   await rm(kubeconfig, { force: true });
 }
 
-console.log('\n| template | objects | result | warnings | unexpected |\n| --- | --- | --- | --- | --- |');
+console.log(
+  '\n| template | objects | result | issues | warnings | unexpected |\n| --- | --- | --- | --- | --- | --- |',
+);
 let failures = 0;
+const details: string[] = [];
 for (const outcome of outcomes) {
   const problem = unexpected(outcome, expected);
-  if (problem) failures += 1;
+  if (problem) {
+    failures += 1;
+    details.push(...problem.lines.map((line) => `  ${outcome.name}: ${line}`));
+  }
   console.log(
-    `| ${outcome.name} | ${outcome.objects} | ${outcome.result} | ${outcome.warnings.length} | ${problem ?? ''} |`,
+    `| ${outcome.name} | ${outcome.objects} | ${outcome.result} | ${outcome.issues.length} | ${outcome.warnings.length} | ${problem?.summary ?? ''} |`,
   );
 }
 for (const name of Object.keys(expected).filter((n) => !outcomes.some((o) => o.name === n))) {
   failures += 1;
-  console.log(`| ${name} | - | not found | - | expected in the input |`);
+  console.log(`| ${name} | - | not found | - | - | expected in the input |`);
 }
-console.log(`\n${outcomes.length - failures} as expected, ${failures} unexpected`);
+if (details.length > 0)
+  console.log(`\nDifferences from ${values.expect ?? 'the expectations'}:\n${details.join('\n')}`);
+console.log(`\n${outcomes.length - failures} as expected, ${failures} unexpected (field validation ${mode})`);
 process.exit(failures === 0 ? 0 : 1);

@@ -192,8 +192,7 @@ export async function typeTargets(
   for (const verdict of found) {
     const { ref } = verdict.target;
     if ('missing' in verdict) {
-      if (mode === 'Strict') tellUntyped(op, ref, verdict.missing);
-      else
+      if (mode !== 'Strict')
         unavailable.push(
           `${describeRef(ref)}: fieldValidation "${mode}" drops what the server's schema does not declare, ` +
             `but ${whyUntyped(verdict.missing, ref)}`,
@@ -206,8 +205,12 @@ export async function typeTargets(
       [...unavailable, ...refused].map((issue) => op.redact(issue)),
       unavailable.length > 0 ? 'OTC_SCHEMA_UNAVAILABLE' : 'OTC_UNSAFE_OBJECT',
     );
+  // Told only now that the objects will be applied: a refusal above applies nothing.
   return found.map((verdict) => {
-    if ('missing' in verdict) return verdict.target;
+    if ('missing' in verdict) {
+      tellUntyped(op, verdict.target.ref, verdict.missing);
+      return verdict.target;
+    }
     tellRemoved(op, verdict.target.ref, verdict.check.removed, mode);
     return { ...verdict.target, object: verdict.check.object };
   });

@@ -70,35 +70,40 @@ describe('README', () => {
     expect(typeErrors(files)).toEqual([]);
   });
 
-  test.each(['24', '22'])('every snippet runs as printed on Node %s against the simulator', async (major) => {
-    const node = major === process.versions.node.split('.')[0] ? process.execPath : await fetchNode(major);
-    sim.clearLog();
-    for (const [i, source] of code.entries()) {
-      // Only the package name is mapped to this checkout; nothing else of a snippet is changed.
-      const runnable = source.replaceAll("'openshift-template-client'", JSON.stringify(ENTRY));
-      const file = join(dir, `snippet-${major}-${i + 1}.ts`);
-      await writeFile(file, runnable);
-      const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') };
-      if (source.includes('inCluster: true')) {
-        await runInPod(sim, 'readme-sa-token', file, node);
-      } else {
-        const { stderr } = await run(node, [file], { env });
-        // Node 22 announces type stripping once; anything else on stderr is a failure.
-        expect(
-          stderr.replace(/^.*ExperimentalWarning: Type Stripping.*\n.*--trace-warnings.*\n/m, ''),
-          `snippet ${i + 1}`,
-        ).toBe('');
+  test.each(['24', '22'])(
+    'every snippet runs as printed on Node %s against the simulator',
+    async (major) => {
+      const node = major === process.versions.node.split('.')[0] ? process.execPath : await fetchNode(major);
+      sim.clearLog();
+      for (const [i, source] of code.entries()) {
+        // Only the package name is mapped to this checkout; nothing else of a snippet is changed.
+        const runnable = source.replaceAll("'openshift-template-client'", JSON.stringify(ENTRY));
+        const file = join(dir, `snippet-${major}-${i + 1}.ts`);
+        await writeFile(file, runnable);
+        const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') };
+        if (source.includes('inCluster: true')) {
+          await runInPod(sim, 'readme-sa-token', file, node);
+        } else {
+          const { stderr } = await run(node, [file], { env });
+          // Node 22 announces type stripping once; anything else on stderr is a failure.
+          expect(
+            stderr.replace(/^.*ExperimentalWarning: Type Stripping.*\n.*--trace-warnings.*\n/m, ''),
+            `snippet ${i + 1}`,
+          ).toBe('');
+        }
       }
-    }
-    // The snippets created and deleted what they said they would.
-    const applied = sim.log.filter((e) => e.method === 'PATCH').length;
-    const deleted = sim.log.filter((e) => e.method === 'DELETE').length;
-    expect(applied).toBeGreaterThan(0);
-    expect(deleted).toBeGreaterThan(0);
-    expect(
-      sim.log.some((e) => e.user === 'system:serviceaccount:workers:scheduler' && e.method === 'DELETE'),
-    ).toBe(true);
-  });
+      // The snippets created and deleted what they said they would.
+      const applied = sim.log.filter((e) => e.method === 'PATCH').length;
+      const deleted = sim.log.filter((e) => e.method === 'DELETE').length;
+      expect(applied).toBeGreaterThan(0);
+      expect(deleted).toBeGreaterThan(0);
+      expect(
+        sim.log.some((e) => e.user === 'system:serviceaccount:workers:scheduler' && e.method === 'DELETE'),
+      ).toBe(true);
+      // Each snippet is its own Node process, one after another: about 25 s on an idle machine.
+    },
+    120_000,
+  );
 });
 
 describe('README table of contents', () => {

@@ -201,6 +201,9 @@ export function checkConnectOptions(options: unknown): Issues {
   const { kubeconfig, context, inCluster, verifySsl, maxSockets, http2 } = options;
   if (kubeconfig !== undefined && (typeof kubeconfig !== 'string' || kubeconfig === ''))
     issues.push('kubeconfig must be a non-empty path');
+  // Content where a path belongs would be quoted in "no such file" and may hold a token.
+  else if (typeof kubeconfig === 'string' && /[\r\n]|^\s*[{[]/.test(kubeconfig))
+    issues.push('kubeconfig must be the path of a kubeconfig file, not its content (not repeated here)');
   if (context !== undefined && (typeof context !== 'string' || context === ''))
     issues.push('context must be a non-empty string');
   if (inCluster !== undefined && typeof inCluster !== 'boolean') issues.push('inCluster must be a boolean');

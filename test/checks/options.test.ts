@@ -95,6 +95,21 @@ describe('unknown options are refused before any request', () => {
     expect(h.sim.log).toEqual([]);
   });
 
+  test.each(['one line', 'several lines'])(
+    'kubeconfig content (%s) where a path belongs is refused without repeating it',
+    async (form) => {
+      const text = form === 'one line' ? JSON.stringify(h.sim.kubeconfig) : h.sim.kubeconfigText;
+      const token = h.sim.kubeconfig.users[0]?.user.token ?? '';
+      expect(token.length).toBeGreaterThan(8);
+      const error = instance(await rejection(ocp.connect({ kubeconfig: text })), ocp.ValidationError);
+      expect(error.issues).toEqual([
+        'kubeconfig must be the path of a kubeconfig file, not its content (not repeated here)',
+      ]);
+      expect(`${error.message} ${String(error.stack)}`).not.toContain(token);
+      expect(h.sim.log).toEqual([]);
+    },
+  );
+
   test('mixing the modes names the exclusive pair', async () => {
     expect(
       await refusal(call('get', { namespace: 'workers', resources: [], templateNamespace: 'infra' })),
