@@ -102,8 +102,8 @@ and heap from the median burst). Every burst runs in a fresh client process, so 
 burst opens its sockets (after the one warm request every client makes first, like \`connect()\`,
 and one warm-up job, created and deleted, so that the library's Connection holds the schema
 documents its creates are typed against: typing is on, \`fieldValidation\` \`Strict\`, the default;
-a first create's own cost is in the typing section). The library speaks HTTP/2 on one connection to the server that offers it, and HTTP/1.1 with at
-most 32 sockets (\`maxSockets\`) to the HTTP/1.1-only one; "raw" clients send the same requests
+a first create's own cost is in the typing section). The library speaks HTTP/2 on one
+connection to the server that offers it, and HTTP/1.1 with at most 32 sockets (\`maxSockets\`) to the HTTP/1.1-only one; "raw" clients send the same requests
 and nothing else. Connections and TLS handshakes are the simulator's counts for both phases (in
 brackets: how many of the handshakes resumed a TLS session); "per job vs K=1" is (burst time / K)
 / the K = 1 time.
