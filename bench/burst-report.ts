@@ -97,13 +97,14 @@ export function burstSection(rows: BurstRow[]): string {
 
 Each job creates the 4 objects of a Template (2 + 4 requests), then each deletes them again by
 replay, all K jobs at once on ONE client; then the same client runs a second, warm create burst
-(and deletes it), on the connections and JIT state the first one left. Each figure is the median of 3 bursts (percentiles, CPU
-and heap from the median burst). Every burst runs in a fresh client process, so the create
-burst opens its sockets (after the one warm request every client makes first, like \`connect()\`,
-and one warm-up job, created and deleted, so that the library's Connection holds the schema
-documents its creates are typed against: typing is on, \`fieldValidation\` \`Strict\`, the default;
-a first create's own cost is in the typing section). The library speaks HTTP/2 on one
-connection to the server that offers it, and HTTP/1.1 with at most 32 sockets (\`maxSockets\`) to the HTTP/1.1-only one; "raw" clients send the same requests
+(and deletes it), on the connections and JIT state the first one left. Each figure is the median
+of 3 bursts (percentiles, CPU and heap from the median burst). Every burst runs in a fresh client
+process, so the create burst opens its sockets (after the one warm request every client makes
+first, like \`connect()\`, and one warm-up job, created and deleted, so that the library's
+Connection holds the schema documents its creates are typed against: typing is on,
+\`fieldValidation\` \`Strict\`, the default; a first create's own cost is in the typing section).
+The library speaks HTTP/2 on one connection to the server that offers it, and HTTP/1.1 with at
+most 32 sockets (\`maxSockets\`) to the HTTP/1.1-only one; "raw" clients send the same requests
 and nothing else. Connections and TLS handshakes are the simulator's counts for both phases (in
 brackets: how many of the handshakes resumed a TLS session); "per job vs K=1" is (burst time / K)
 / the K = 1 time.
