@@ -51,14 +51,17 @@ function heapText(heap: CorpusHeap): string {
     heap.failed.length === 0
       ? `every one was created`
       : `${heap.failed.length} failed: ${heap.failed.map((f) => f.split(':')[0]).join(', ')}`;
-  return `The ${heap.templates} Templates of \`${heap.corpus}\` (beside the clone), each created with \`fieldValidation: 'Warn'\` on one
-Connection in a fresh client process (${failed}; ${heap.removed} warnings of a removed field, ${heap.warnings} other warnings), fetched
-${heap.documents} documents, ${heap.documentBytes} bytes (${kib(heap.documentBytes)}), and a root of ${heap.rootBytes} bytes. Heap after
-gc minus before, around the creates (median of ${heap.runs} processes): **${mb(heap.retainedBytes)}** — target ≤ ${mb(HEAP_TARGET_BYTES)},
-${heap.retainedBytes <= HEAP_TARGET_BYTES ? 'met' : '**not met**'}. That figure includes what the first creates compile and the Connection's
-discovery; the same creates again in that process, on a second Connection to another server
-(whose documents are new to the process-wide cache, keyed by server), retain ${mb(heap.warmRetainedBytes)}, which is
-closer to the documents alone.`;
+  const verdict = heap.retainedBytes <= HEAP_TARGET_BYTES ? 'met' : '**not met**';
+  return `The ${heap.templates} Templates of \`${heap.corpus}\` (beside the clone), each created with
+\`fieldValidation: 'Warn'\` on one Connection in a fresh client process (${failed};
+${heap.removed} warnings of a removed field, ${heap.warnings} other warnings), fetched
+${heap.documents} documents, ${heap.documentBytes} bytes (${kib(heap.documentBytes)}), and a root of
+${heap.rootBytes} bytes. Heap after gc minus before, around the creates (median of ${heap.runs}
+processes): **${mb(heap.retainedBytes)}** — target ≤ ${mb(HEAP_TARGET_BYTES)}, ${verdict}. That figure
+includes what the first creates compile and the Connection's discovery; the same creates again in
+that process, on a second Connection to another server (whose documents are new to the
+process-wide cache, keyed by server), retain ${mb(heap.warmRetainedBytes)}, which is closer to
+the documents alone.`;
 }
 
 export function typingSection(typing: TypingReport): string {
