@@ -39,6 +39,12 @@ function parseRoot(body: unknown): Map<string, string> {
   return urls;
 }
 
+/** The group-version a document URL is for: `/openapi/v3/apis/apps/v1?hash=H` → `apps/v1`. */
+function apiVersionOf(url: string): string {
+  const path = splitUrl(url).path.slice(OPENAPI_ROOT.length + 1);
+  return path.startsWith('apis/') ? path.slice('apis/'.length) : path.replace(/^api\//, '');
+}
+
 /** A server-relative URL as a request's path and query. */
 function splitUrl(url: string): { path: string; query: Record<string, string> } {
   const parsed = new URL(url, 'https://server.invalid');
@@ -75,6 +81,7 @@ export class OpenApiSchemas {
     // Only requests in flight are shared here: the tables live in the process-wide cache.
     this.#documents = new SharedAnswers('Schema', (url, route) => this.#fetchDocument(url, route), {
       keep: false,
+      target: apiVersionOf,
     });
   }
 
@@ -141,7 +148,7 @@ export class OpenApiSchemas {
         path,
         query,
         step: 'Schema',
-        target: path,
+        target: apiVersionOf(url),
         warnings: route,
       }));
     } catch (error) {

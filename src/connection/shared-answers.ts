@@ -25,21 +25,23 @@ export class SharedAnswers<T> {
   readonly #step: string;
   readonly #fetch: (key: string, route: WarningRoute | undefined) => Promise<T>;
   readonly #keep: boolean;
+  readonly #target: (key: string) => string;
 
   /**
    * `fetch` runs without any caller's signal: its result is shared by every caller. Its warnings
    * go to the operation that started it. `step` names the step in a waiting caller's own error.
    * With `keep: false` only requests in flight are shared: an answer is not kept once it settles
-   * (the caller keeps it elsewhere).
+   * (the caller keeps it elsewhere). `target` names a key in that error (default: the key).
    */
   constructor(
     step: string,
     fetch: (key: string, route: WarningRoute | undefined) => Promise<T>,
-    { keep = true }: { keep?: boolean } = {},
+    { keep = true, target = (key) => key }: { keep?: boolean; target?: (key: string) => string } = {},
   ) {
     this.#step = step;
     this.#fetch = fetch;
     this.#keep = keep;
+    this.#target = target;
   }
 
   /** The cached answer, or one fetch shared by every concurrent first caller. */
@@ -69,8 +71,8 @@ export class SharedAnswers<T> {
     const either = signal ? AbortSignal.any([signal, deadline]) : deadline;
     return waitFor(entry.promise, either, () =>
       signal?.aborted
-        ? stoppedBy(this.#step, key, signal)
-        : new RequestError(this.#step, key, `read timed out after ${readMs} ms`, {
+        ? stoppedBy(this.#step, this.#target(key), signal)
+        : new RequestError(this.#step, this.#target(key), `read timed out after ${readMs} ms`, {
             kind: 'timeout',
             cause: deadline.reason,
           }),

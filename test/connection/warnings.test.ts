@@ -128,12 +128,17 @@ test('a Secret-bound parameter value never reaches a warning, while the warning 
   await ocp.delete('worker-template', params, { ...WORKER, api });
 });
 
-test('fieldValidation is sent with each apply, and an unknown value is refused before any request', async () => {
+test('fieldValidation is never sent with an apply, and an unknown value is refused before any request', async () => {
+  // The library types each object itself; for an apply the server would use the directive only
+  // for duplicate keys, which a body the library serialises never has.
   await using api = await h.connect();
   const params = { VM_NAME: 'strict' };
-  await ocp.create('worker-template', params, { ...WORKER, api, fieldValidation: 'Strict' });
-  const applies = h.sim.log.filter((e) => e.method === 'PATCH');
-  expect(applies.map((e) => e.query.fieldValidation)).toEqual(['Strict', 'Strict', 'Strict']);
+  for (const fieldValidation of [undefined, 'Strict', 'Warn', 'Ignore'] as const) {
+    h.sim.clearLog();
+    await ocp.create('worker-template', params, { ...WORKER, api, fieldValidation });
+    const applies = h.sim.log.filter((e) => e.method === 'PATCH');
+    expect(applies.map((e) => e.query)).toEqual(Array(3).fill({ fieldManager: 'mini-scheduler' }));
+  }
   await ocp.delete('worker-template', params, { ...WORKER, api });
   h.sim.clearLog();
   const error = instance(

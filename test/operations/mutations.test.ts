@@ -20,8 +20,9 @@ afterAll(async () => {
 
 describe('apply bodies', () => {
   test('the rendered object is sent as is: recent fields and int-or-string values unchanged', async () => {
-    // Every field is one kube-apiserver 1.34 declares (the simulator types applies as it does);
-    // `hostnameOverride` and `resizePolicy` are among the newest.
+    // Every field is one kube-apiserver 1.34 declares, so the library's typing (Strict, the default)
+    // passes it and the body carries it unchanged; `hostnameOverride` and `resizePolicy` are among
+    // the newest. No `fieldValidation` in the query: the library types, not the server.
     const deployment = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
