@@ -70,7 +70,7 @@ export function burstTargets(rows: BurstRow[], maxSockets: number): string[] {
   for (const k of [100, 500]) {
     for (const phase of ['create', 'warm'] as const) {
       lines.push(
-        `| HTTP/2-offering server, 10 ms, K = ${k}, ${phase === 'create' ? 'first' : 'warm'} burst: ≤ 1.3× one raw node:http2 session | ${ratio(rows, 'h2', 'raw-h2', k, 10, 1.3, phase)} |`,
+        `| HTTP/2-offering server, 10 ms, K = ${k}, ${phase === 'create' ? 'first' : 'warm'} burst, typing on (a Connection that holds the documents): ≤ 1.3× one raw node:http2 session | ${ratio(rows, 'h2', 'raw-h2', k, 10, 1.3, phase)} |`,
       );
     }
   }
@@ -97,9 +97,12 @@ export function burstSection(rows: BurstRow[]): string {
 
 Each job creates the 4 objects of a Template (2 + 4 requests), then each deletes them again by
 replay, all K jobs at once on ONE client; then the same client runs a second, warm create burst
-(and deletes it), on the connections and JIT state the first one left. Each figure is the median of 3 bursts (percentiles, CPU
-and heap from the median burst). Every burst runs in a fresh client process, so the create
-burst opens its sockets (after the one warm request every client makes first, like \`connect()\`).
+(and deletes it), on the connections and JIT state the first one left. Each figure is the median
+of 3 bursts (percentiles, CPU and heap from the median burst). Every burst runs in a fresh client
+process, so the create burst opens its sockets (after the one warm request every client makes
+first, like \`connect()\`, and one warm-up job, created and deleted, so that the library's
+Connection holds the schema documents its creates are typed against: typing is on,
+\`fieldValidation\` \`Strict\`, the default; a first create's own cost is in the typing section).
 The library speaks HTTP/2 on one connection to the server that offers it, and HTTP/1.1 with at
 most 32 sockets (\`maxSockets\`) to the HTTP/1.1-only one; "raw" clients send the same requests
 and nothing else. Connections and TLS handshakes are the simulator's counts for both phases (in

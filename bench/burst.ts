@@ -35,6 +35,13 @@ export interface BurstRow {
 /** Requests one job sends: the Template GET, the processing POST and one per object. */
 export const REQUESTS_PER_JOB = 2 + 4;
 
+/**
+ * What the library sends before its bursts: the warm-up job's create and delete, and the create's
+ * schema requests (the /openapi/v3 root and the core v1 document: the burst client is a fresh
+ * process, whose cache of documents is empty).
+ */
+export const WARM_UP_REQUESTS = 2 * REQUESTS_PER_JOB + 2;
+
 export function burstTemplate(): JsonObject {
   const object = (kind: string, suffix: string): JsonObject => ({
     apiVersion: 'v1',

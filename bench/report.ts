@@ -9,6 +9,7 @@ import type { ImportCost } from './import-cost.ts';
 import { lineChart } from './chart.ts';
 import { type TracingCost, tracingSection } from './tracing.ts';
 import { type ProxyRow, proxySection } from './proxy.ts';
+import { type TypingReport, typingSection, typingTargets } from './typing-report.ts';
 
 export interface Row {
   latencyMs: number;
@@ -120,6 +121,7 @@ export async function writeReport(
   bursts: BurstRow[],
   tracing: TracingCost | undefined,
   proxied: { rows: ProxyRow[]; runs: number },
+  typing: TypingReport,
 ): Promise<void> {
   const zeroRaw = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'raw' });
   const zeroRawH2 = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'raw-h2' });
@@ -153,8 +155,10 @@ machine; re-run the benchmark to compare, never compare against another machine'
   server-side apply per object, \`read\` per object, \`delete\` in reverse.
 - Lower bound: the minimum number of requests × the injected latency (requests cannot overlap:
   each apply must follow the previous one). Minimum requests: \`connect\` 1, \`process\` 2, \`create\`
-  2 + D − 1 + N (core v1 is discovered by \`connect\`), template-mode \`get\`/\`delete\` 2 + N,
-  reference mode N.
+  2 + D − 1 + N (core v1 is discovered by \`connect\`) + 1, the \`/openapi/v3\` root its typing
+  reads once per Connection (the schema documents are held process-wide, fetched by the warm-up
+  run), a second create on the same Connection 2 + N, template-mode \`get\`/\`delete\` 2 + N,
+  reference mode N. Every create is typed (\`fieldValidation\` \`Strict\`, the default).
 - Objects: N = 1, 10, 100, 500 over D = 1 group-version (ConfigMaps, Secrets) or D = 3 (plus
   KubeVirt VirtualMachines and Deployments).
 
@@ -169,6 +173,7 @@ machine; re-run the benchmark to compare, never compare against another machine'
 | sequential create of 100 objects at 0 ms ≤ 1.1× the rawest client's over the same transport (one node:http2 session, same requests) | ${zeroLib && zeroRawH2 ? verdict(zeroLib.wallMs, zeroRawH2.wallMs, 1.1) : 'not measured'} |
 | for comparison, no target: the same against plain undici over HTTP/1.1 (another transport) | ${zeroLib && zeroRaw ? `${(zeroLib.wallMs / zeroRaw.wallMs).toFixed(2)}× (${f1(zeroLib.wallMs)} ms against ${f1(zeroRaw.wallMs)} ms)` : 'not measured'} |
 ${burstTargets(bursts, DEFAULT_MAX_SOCKETS).join('\n')}
+${typingTargets(typing).join('\n')}
 | import cost | ${imports ? `${f1(imports.packageMs)} ms for this package (client-node is loaded by the first \`connect()\`), ${f1(imports.clientNodeMs)} ms for \`@kubernetes/client-node\` alone (median of ${imports.samples} fresh processes)` : 'not measured'} |
 
 ${overheadSplit(warm)}
@@ -190,7 +195,7 @@ ${[0, 10]
   .join('\n')}`;
   await writeFile(
     'docs/performance.md',
-    `${text}\n${burstSection(bursts)}\n${proxySection(proxied.rows, proxied.runs)}\n${tracingSection(tracing)}`,
+    `${text}\n${burstSection(bursts)}\n${typingSection(typing)}\n${proxySection(proxied.rows, proxied.runs)}\n${tracingSection(tracing)}`,
   );
   await writeFile('docs/performance.svg', chart(rows));
   await writeFile('docs/bursts.svg', burstChart(bursts));

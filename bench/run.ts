@@ -6,24 +6,44 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startSimulator, type JsonObject } from '../simulator/index.ts';
+import { startSimulator } from '../simulator/index.ts';
 import type { Command, Impl, Measurement, Op } from './client.ts';
 import { importCost, type ImportCost } from './import-cost.ts';
 import { DEFAULT_MAX_SOCKETS } from '../src/connection/requests.ts';
-import { type BurstRow, REQUESTS_PER_JOB, runBursts } from './burst.ts';
+import { type BurstRow, REQUESTS_PER_JOB, runBursts, WARM_UP_REQUESTS } from './burst.ts';
+import { benchTemplate, groupVersions, minimumRequests } from './templates.ts';
 import { writeReport, type Row } from './report.ts';
 import { measureTracingCost, type TracingCost } from './tracing.ts';
 import { type ProxyRow, proxyCountFailures, runProxyBench } from './proxy.ts';
+import { firstCreates, typingRequestChecks } from './typing.ts';
+import { corpusHeap, DEFAULT_CORPUS } from './typing-corpus.ts';
+import type { TypingReport } from './typing-report.ts';
 
 const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
     runs: { type: 'string' },
+    corpus: { type: 'string' },
+    only: { type: 'string', multiple: true },
   },
 });
 
 const smoke = values.smoke;
+// `--only SECTION` (repeatable): main, bursts, proxy, tracing, typing, imports; docs/performance.md
+// is written only when every section ran.
+const SECTIONS = ['main', 'bursts', 'proxy', 'tracing', 'typing', 'imports'];
+const only = values.only;
+for (const section of only ?? [])
+  if (!SECTIONS.includes(section))
+    throw new Error(`--only takes one of ${SECTIONS.join(', ')}, not ${section}`);
+const wanted = (section: string): boolean => only === undefined || only.includes(section);
+/** N and D of the first creates measured with and without typing. */
+const FIRST_CREATE_SHAPES: [number, number][] = [
+  [10, 1],
+  [10, 3],
+  [100, 3],
+];
 const LATENCIES = smoke ? [0] : [0, 10];
 const SIZES = smoke ? [1, 10] : [1, 10, 100, 500];
 const SPREADS = [1, 3];
@@ -41,74 +61,18 @@ const MEASURED: Op[] = [
   'setup-create',
   'delete-ref',
 ];
-const REPORTED = new Set<Op>(['connect', 'process', 'create', 'get', 'get-ref', 'delete', 'delete-ref']);
-
-/**
- * The minimum: what the operation must send on a connection that has discovered only core v1;
- * `d` is the number of group-versions the rendered objects really use.
- */
-export function minimumRequests(op: Op, n: number, d: number): number {
-  switch (op) {
-    case 'connect':
-      return 1;
-    case 'process':
-      return 2;
-    case 'create':
-      return 2 + (d - 1) + n;
-    case 'get':
-    case 'delete':
-      return 2 + n;
-    case 'get-ref':
-    case 'delete-ref':
-      return n;
-    default:
-      return 0;
-  }
-}
-
-/** N objects over D group-versions: ConfigMaps and Secrets (v1), VirtualMachines, Deployments. */
-function benchTemplate(n: number, d: number): JsonObject {
-  const kinds = [
-    (i: number) => ({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: `cm-${i}` },
-      data: { index: String(i), tag: '${TAG}' },
-    }),
-    (i: number) => ({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: `secret-${i}` },
-      stringData: { key: `value-${i}` },
-    }),
-    (i: number) => ({
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'VirtualMachine',
-      metadata: { name: `vm-${i}` },
-      spec: { runStrategy: 'Halted' },
-    }),
-    (i: number) => ({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: `deploy-${i}` },
-      spec: { replicas: 1 },
-    }),
-  ];
-  const usable = d === 1 ? kinds.slice(0, 2) : kinds;
-  const objects = Array.from({ length: n }, (_, i) => (usable[i % usable.length] ?? kinds[0])?.(i) ?? {});
-  return {
-    apiVersion: 'template.openshift.io/v1',
-    kind: 'Template',
-    metadata: { name: `bench-${n}-${d}`, namespace: 'infra' },
-    parameters: [{ name: 'TAG', value: 'v1' }],
-    objects,
-  };
-}
-
-function groupVersionsUsed(n: number, d: number): number {
-  const objects = benchTemplate(n, d).objects as { apiVersion: string }[];
-  return new Set(objects.map((o) => o.apiVersion)).size;
-}
+// setup-create, a second create on the same Connection, is counted (it must send no schema request)
+// but not tabled.
+const REPORTED = new Set<Op>([
+  'connect',
+  'process',
+  'create',
+  'get',
+  'get-ref',
+  'delete',
+  'setup-create',
+  'delete-ref',
+]);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -162,118 +126,146 @@ class Client {
   }
 }
 
-const sim = await startSimulator({ seedExamples: false, namespaces: ['infra', 'workers'] });
-const dir = await mkdtemp(join(tmpdir(), 'ots-bench-'));
-const kubeconfig = join(dir, 'kubeconfig.json');
-await sim.writeKubeconfig(kubeconfig);
-for (const d of SPREADS) for (const n of SIZES) sim.seed(benchTemplate(n, d));
-
 const runs = Number(values.runs ?? (smoke ? 1 : 3));
 const rows: Row[] = [];
 const failures: string[] = [];
-const client = await Client.start();
 
-try {
-  for (const latency of LATENCIES) {
-    sim.setLatency(latency);
-    for (const d of SPREADS) {
-      for (const n of SIZES) {
-        const template = `bench-${n}-${d}`;
-        for (const impl of implsAt(latency)) {
-          const samples = new Map<
-            Op,
-            { m: Measurement; requests: number; connections: number; handshakes: number; serverMs: number }[]
-          >();
-          for (let run = smoke ? 0 : -1; run < runs; run++) {
-            for (const op of [...MEASURED, 'close' as const]) {
-              sim.clearLog();
-              const before = sim.stats();
-              const m = await client.run({ impl, op, template, kubeconfig });
-              const after = sim.stats();
-              if (run < 0 || !REPORTED.has(op)) continue;
-              const list = samples.get(op) ?? [];
-              list.push({
-                m,
-                requests: sim.log.length,
-                connections: after.connections - before.connections,
-                handshakes: after.handshakes - before.handshakes,
-                serverMs: sim.log.reduce((sum, e) => sum + e.durationMs, 0),
-              });
-              samples.set(op, list);
-            }
-          }
-          for (const [op, list] of samples) {
-            const requests = Math.max(...list.map((s) => s.requests));
-            const row: Row = {
-              latencyMs: latency,
-              d,
-              n,
-              op,
-              impl,
-              requests,
-              minimum: minimumRequests(op, n, groupVersionsUsed(n, d)),
-              connections: Math.max(...list.map((s) => s.connections)),
-              handshakes: Math.max(...list.map((s) => s.handshakes)),
-              wallMs: median(list.map((s) => s.m.wallMs)),
-              cpuMs: median(list.map((s) => s.m.cpuMs)),
-              serverMs: median(list.map((s) => s.serverMs)),
-              peakHeapBytes: Math.max(...list.map((s) => s.m.peakHeapBytes)),
-            };
-            rows.push(row);
-            if (impl === 'library') {
-              if (list.some((s) => s.requests !== row.minimum))
-                failures.push(
-                  `${op} N=${n} D=${d}: ${list.map((s) => s.requests).join('/')} requests, minimum ${row.minimum}`,
-                );
-              const expectedHandshakes = op === 'connect' ? 1 : 0;
-              if (
-                list.some((s) => s.handshakes !== expectedHandshakes || s.connections !== expectedHandshakes)
-              ) {
-                failures.push(
-                  `${op} N=${n} D=${d}: ${row.connections} connections, ${row.handshakes} handshakes, expected ${expectedHandshakes}`,
-                );
+/** Every operation of every implementation, N and D, on one simulator. */
+async function mainSection(): Promise<void> {
+  const sim = await startSimulator({ seedExamples: false, namespaces: ['infra', 'workers'] });
+  const dir = await mkdtemp(join(tmpdir(), 'ots-bench-'));
+  const kubeconfig = join(dir, 'kubeconfig.json');
+  await sim.writeKubeconfig(kubeconfig);
+  for (const d of SPREADS) for (const n of SIZES) sim.seed(benchTemplate(n, d));
+
+  const client = await Client.start();
+  // The group-versions whose schema documents the client process holds: the library keeps them
+  // process-wide, so only a group-version's first create in the process fetches its document.
+  const typed = new Set<string>();
+
+  try {
+    for (const latency of LATENCIES) {
+      sim.setLatency(latency);
+      for (const d of SPREADS) {
+        for (const n of SIZES) {
+          const template = `bench-${n}-${d}`;
+          for (const impl of implsAt(latency)) {
+            const samples = new Map<
+              Op,
+              {
+                m: Measurement;
+                requests: number;
+                minimum: number;
+                connections: number;
+                handshakes: number;
+                serverMs: number;
+              }[]
+            >();
+            for (let run = smoke ? 0 : -1; run < runs; run++) {
+              for (const op of [...MEASURED, 'close' as const]) {
+                sim.clearLog();
+                const used = groupVersions(n, d);
+                // A create on a fresh Connection reads the /openapi/v3 root once (every op above
+                // runs on the Connection the run's connect opened), and the documents not yet held.
+                const typing = {
+                  root: impl === 'library' ? 1 : 0,
+                  documents: impl === 'library' ? used.filter((v) => !typed.has(v)).length : 0,
+                };
+                const minimum = minimumRequests(op, n, used.length, typing);
+                const before = sim.stats();
+                const m = await client.run({ impl, op, template, kubeconfig });
+                const after = sim.stats();
+                if (impl === 'library' && op === 'create') for (const v of used) typed.add(v);
+                if (run < 0 || !REPORTED.has(op)) continue;
+                const list = samples.get(op) ?? [];
+                list.push({
+                  m,
+                  requests: sim.log.length,
+                  minimum,
+                  connections: after.connections - before.connections,
+                  handshakes: after.handshakes - before.handshakes,
+                  serverMs: sim.log.reduce((sum, e) => sum + e.durationMs, 0),
+                });
+                samples.set(op, list);
               }
             }
-            if (!values.json) {
-              process.stderr.write(
-                `${String(latency).padStart(2)}ms D=${d} N=${String(n).padStart(3)} ${impl.padEnd(8)} ${op.padEnd(10)} ${row.wallMs.toFixed(1).padStart(8)} ms ${String(requests).padStart(4)} req ${row.handshakes} tls\n`,
-              );
+            for (const [op, list] of samples) {
+              const requests = Math.max(...list.map((s) => s.requests));
+              const row: Row = {
+                latencyMs: latency,
+                d,
+                n,
+                op,
+                impl,
+                requests,
+                minimum: list[0]?.minimum ?? 0,
+                connections: Math.max(...list.map((s) => s.connections)),
+                handshakes: Math.max(...list.map((s) => s.handshakes)),
+                wallMs: median(list.map((s) => s.m.wallMs)),
+                cpuMs: median(list.map((s) => s.m.cpuMs)),
+                serverMs: median(list.map((s) => s.serverMs)),
+                peakHeapBytes: Math.max(...list.map((s) => s.m.peakHeapBytes)),
+              };
+              rows.push(row);
+              if (impl === 'library') {
+                if (list.some((s) => s.requests !== s.minimum))
+                  failures.push(
+                    `${op} N=${n} D=${d}: ${list.map((s) => s.requests).join('/')} requests, minimum ${list.map((s) => s.minimum).join('/')}`,
+                  );
+                const expectedHandshakes = op === 'connect' ? 1 : 0;
+                if (
+                  list.some(
+                    (s) => s.handshakes !== expectedHandshakes || s.connections !== expectedHandshakes,
+                  )
+                ) {
+                  failures.push(
+                    `${op} N=${n} D=${d}: ${row.connections} connections, ${row.handshakes} handshakes, expected ${expectedHandshakes}`,
+                  );
+                }
+              }
+              if (!values.json) {
+                process.stderr.write(
+                  `${String(latency).padStart(2)}ms D=${d} N=${String(n).padStart(3)} ${impl.padEnd(8)} ${op.padEnd(10)} ${row.wallMs.toFixed(1).padStart(8)} ms ${String(requests).padStart(4)} req ${row.handshakes} tls\n`,
+                );
+              }
             }
           }
         }
       }
     }
+  } finally {
+    client.stop();
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
   }
-} finally {
-  client.stop();
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
 }
+if (wanted('main')) await mainSection();
 
 // Bursts: K concurrent jobs on one Connection, against an h2-offering and an HTTP/1.1-only server.
 const burstDir = await mkdtemp(join(tmpdir(), 'ots-burst-'));
-let bursts: BurstRow[];
+let bursts: BurstRow[] = [];
 try {
-  bursts = await runBursts(
-    {
-      protocols: ['http1', 'h2'],
-      latencies: smoke ? [0] : [0, 10],
-      ks: smoke ? [10] : [1, 10, 100, 500],
-      impls: (protocol) =>
-        smoke ? ['library'] : ['library', protocol === 'h2' ? 'raw-h2' : 'raw-h1', 'baseline'],
-      dir: burstDir,
-      runs: smoke ? 1 : 3,
-    },
-    (line) => {
-      if (!values.json) process.stderr.write(`${line}\n`);
-    },
-  );
+  if (wanted('bursts'))
+    bursts = await runBursts(
+      {
+        protocols: ['http1', 'h2'],
+        latencies: smoke ? [0] : [0, 10],
+        ks: smoke ? [10] : [1, 10, 100, 500],
+        impls: (protocol) =>
+          smoke ? ['library'] : ['library', protocol === 'h2' ? 'raw-h2' : 'raw-h1', 'baseline'],
+        dir: burstDir,
+        runs: smoke ? 1 : 3,
+      },
+      (line) => {
+        if (!values.json) process.stderr.write(`${line}\n`);
+      },
+    );
 } finally {
   await rm(burstDir, { recursive: true, force: true });
 }
 for (const row of bursts.filter((r) => r.impl === 'library' && r.phase === 'create')) {
-  // One connect request, then every job's requests for create and delete, first and warm.
-  const expected = 1 + row.k * REQUESTS_PER_JOB * 4;
+  // One connect request, the warm-up job, then every job's requests for create and delete, first and warm.
+  const expected = 1 + WARM_UP_REQUESTS + row.k * REQUESTS_PER_JOB * 4;
   if (row.requests !== expected)
     failures.push(`burst ${row.protocol} K=${row.k}: ${row.requests} requests, expected ${expected}`);
   // Over HTTP/2 every job shares one connection; over HTTP/1.1 the pool opens at most maxSockets.
@@ -287,20 +279,21 @@ for (const row of bursts.filter((r) => r.impl === 'library' && r.phase === 'crea
 // The same work direct and through a CONNECT proxy: one tunnel per connection, and what it costs.
 const PROXY_RUNS = smoke ? 1 : 3;
 const proxyDir = await mkdtemp(join(tmpdir(), 'ots-proxy-'));
-let proxied: ProxyRow[];
+let proxied: ProxyRow[] = [];
 try {
-  proxied = await runProxyBench(
-    {
-      latencyMs: smoke ? 0 : 10,
-      cycles: smoke ? 3 : 20,
-      k: smoke ? 10 : 100,
-      runs: PROXY_RUNS,
-      dir: proxyDir,
-    },
-    (line) => {
-      if (!values.json) process.stderr.write(`${line}\n`);
-    },
-  );
+  if (wanted('proxy'))
+    proxied = await runProxyBench(
+      {
+        latencyMs: smoke ? 0 : 10,
+        cycles: smoke ? 3 : 20,
+        k: smoke ? 10 : 100,
+        runs: PROXY_RUNS,
+        dir: proxyDir,
+      },
+      (line) => {
+        if (!values.json) process.stderr.write(`${line}\n`);
+      },
+    );
 } finally {
   await rm(proxyDir, { recursive: true, force: true });
 }
@@ -308,7 +301,7 @@ failures.push(...proxyCountFailures(proxied));
 
 // What the TracingChannels cost, and where the client's CPU goes per request.
 let tracing: TracingCost | undefined;
-if (!smoke) {
+if (!smoke && wanted('tracing')) {
   const tracingDir = await mkdtemp(join(tmpdir(), 'ots-tracing-'));
   try {
     tracing = await measureTracingCost(tracingDir, (line) => {
@@ -319,15 +312,47 @@ if (!smoke) {
   }
 }
 
-const imports: ImportCost | undefined = smoke ? undefined : await importCost();
+// Typing: create()'s schema requests (exact, in --smoke too), a first create's cost, the corpus heap.
+const typingDir = await mkdtemp(join(tmpdir(), 'ots-typing-'));
+const typing: TypingReport = { checks: [], first: [], heap: { skipped: 'not in --smoke' } };
+try {
+  if (wanted('typing')) {
+    const progress = (line: string): void => {
+      if (!values.json) process.stderr.write(`${line}\n`);
+    };
+    for (const protocol of ['h2', 'http1'] as const)
+      typing.checks.push(...(await typingRequestChecks(protocol, typingDir)));
+    for (const check of typing.checks) {
+      progress(`typing ${check.ok ? 'ok  ' : 'FAIL'} ${check.label}: ${check.detail}`);
+      if (!check.ok) failures.push(`typing ${check.label}: ${check.detail}`);
+    }
+    if (!smoke) {
+      typing.first = await firstCreates(
+        { latencies: [0, 10], shapes: FIRST_CREATE_SHAPES, runs: 3, dir: typingDir },
+        progress,
+      );
+      typing.heap = await corpusHeap(
+        { corpus: values.corpus ?? DEFAULT_CORPUS, runs: 3, dir: typingDir },
+        progress,
+      );
+    }
+  }
+} finally {
+  await rm(typingDir, { recursive: true, force: true });
+}
+
+const imports: ImportCost | undefined = smoke || !wanted('imports') ? undefined : await importCost();
 if (values.json)
-  process.stdout.write(`${JSON.stringify({ rows, bursts, proxied, tracing, imports, failures }, null, 2)}\n`);
-if (!smoke) await writeReport(rows, imports, bursts, tracing, { rows: proxied, runs: PROXY_RUNS });
+  process.stdout.write(
+    `${JSON.stringify({ rows, bursts, proxied, tracing, typing, imports, failures }, null, 2)}\n`,
+  );
+if (!smoke && only === undefined)
+  await writeReport(rows, imports, bursts, tracing, { rows: proxied, runs: PROXY_RUNS }, typing);
 if (failures.length > 0) {
   process.stderr.write(`bench: request counts off the minimum:\n  ${failures.join('\n  ')}\n`);
   process.exitCode = 1;
 } else {
   process.stderr.write(
-    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection; bursts stayed within ${DEFAULT_MAX_SOCKETS} sockets; through a proxy, one tunnel per connection\n`,
+    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection; bursts stayed within ${DEFAULT_MAX_SOCKETS} sockets; through a proxy, one tunnel per connection; typing read the schema root once per Connection and each document once per process, before any PATCH and on no new connection\n`,
   );
 }
