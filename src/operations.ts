@@ -96,7 +96,8 @@ function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
 
 /** One target's verdict: typed, or why it could not be. */
 type Verdict =
-  { target: Target; check: ApplyCheck & { kind: 'typed' } } | { target: Target; missing: Untyped };
+  | { target: Target; check: ApplyCheck & { kind: 'typed' } }
+  | { target: Target; missing: Untyped; answer?: string | undefined };
 type Untyped = MissingSchema | 'kind';
 
 function verdicts(
@@ -106,29 +107,57 @@ function verdicts(
 ): Verdict[] {
   return targets.map((target) => {
     const found = schemas.get(target.ref.apiVersion);
-    if (found === undefined || 'missing' in found) return { target, missing: found?.missing ?? 'unlisted' };
+    if (found === undefined) return { target, missing: 'unlisted' };
+    if ('missing' in found) return { target, missing: found.missing, answer: found.answer };
     const check = checkForApply(found.schema, target.object, mode);
     return check.kind === 'unknown' ? { target, missing: 'kind' } : { target, check };
   });
 }
 
 /**
- * Whether the root may be out of date: a kind or document missing, or anything found. A server
- * without /openapi/v3 is asked again only where the create cannot go on without it.
+ * Whether the root may be out of date: no schema for the object (a 404 of the root may have been a
+ * load balancer's), a kind missing, or anything found.
  */
-function worthRereading(verdict: Verdict, mode: FieldValidation): boolean {
-  if ('missing' in verdict) return verdict.missing !== 'unpublished' || mode !== 'Strict';
+function worthRereading(verdict: Verdict): boolean {
+  if ('missing' in verdict) return true;
   return verdict.check.refused.length > 0 || verdict.check.removed.length > 0;
 }
 
-function whyUntyped(missing: Untyped, { apiVersion, kind }: ResourceRef): string {
+/**
+ * The verdicts after the root was read again; where that read failed, or lost a schema the
+ * cached root had, the first verdict stands: the re-read only ever adds what is new.
+ */
+async function reread(op: OperationContext, first: Verdict[], mode: FieldValidation): Promise<Verdict[]> {
+  const apiVersions = [...new Set(first.map((v) => v.target.ref.apiVersion))];
+  const wait = { signal: op.signal, readMs: op.timeout.read };
+  let schemas: ReadonlyMap<string, SchemaLookup>;
+  try {
+    schemas = await op.connection.schemas.lookup(apiVersions, true, wait, op.warnings);
+  } catch (error) {
+    if (op.signal?.aborted || op.connection.closed) throw error;
+    const why = asError(error).message;
+    debug('%s: the OpenAPI v3 root could not be read again, so the cached one stands: %s', op.operation, why);
+    return first;
+  }
+  const fresh = verdicts(
+    first.map((v) => v.target),
+    schemas,
+    mode,
+  );
+  return fresh.map((verdict, i) => {
+    const before = first[i];
+    return 'missing' in verdict && before !== undefined && !('missing' in before) ? before : verdict;
+  });
+}
+
+function whyUntyped(missing: Untyped, { apiVersion, kind }: ResourceRef, answer?: string): string {
   switch (missing) {
     case 'unpublished':
       return 'the server does not publish /openapi/v3';
     case 'unlisted':
       return `the server's /openapi/v3 lists no document for ${apiVersion}`;
     case 'unreadable':
-      return `the server's OpenAPI v3 document for ${apiVersion} could not be read`;
+      return `the server's OpenAPI v3 document for ${apiVersion} answered ${answer ?? 'nothing usable'}`;
     case 'kind':
       return `the server's OpenAPI v3 document for ${apiVersion} has no type for kind ${kind}`;
   }
@@ -139,13 +168,13 @@ function problemText(ref: ResourceRef, problem: TypingProblem): string {
 }
 
 /** Under Strict an object without a schema is applied as before, said once per Connection. */
-function tellUntyped(op: OperationContext, ref: ResourceRef, missing: Untyped): void {
+function tellUntyped(op: OperationContext, ref: ResourceRef, missing: Untyped, answer?: string): void {
   const key = missing === 'kind' ? `${ref.apiVersion} ${ref.kind}` : ref.apiVersion;
   if (!op.connection.schemas.firstTime(key)) return;
   const what = missing === 'kind' ? `${ref.kind} objects of ${ref.apiVersion}` : `${ref.apiVersion} objects`;
   op.connection.notify(
     {
-      text: `${what} are applied without being typed first: ${whyUntyped(missing, ref)}`,
+      text: `${what} are applied without being typed first: ${whyUntyped(missing, ref, answer)}`,
       operation: op.operation,
     },
     op.warnings,
@@ -185,8 +214,7 @@ export async function typeTargets(
   const wait = { signal: op.signal, readMs: op.timeout.read };
   let found = verdicts(sent, await op.connection.schemas.lookup(apiVersions, false, wait, op.warnings), mode);
   // A kind or field added since the root was read: read it again, once per operation.
-  if (found.some((verdict) => worthRereading(verdict, mode)))
-    found = verdicts(sent, await op.connection.schemas.lookup(apiVersions, true, wait, op.warnings), mode);
+  if (found.some(worthRereading)) found = await reread(op, found, mode);
   const unavailable: string[] = [];
   const refused: string[] = [];
   for (const verdict of found) {
@@ -195,7 +223,7 @@ export async function typeTargets(
       if (mode !== 'Strict')
         unavailable.push(
           `${describeRef(ref)}: fieldValidation "${mode}" drops what the server's schema does not declare, ` +
-            `but ${whyUntyped(verdict.missing, ref)}`,
+            `but ${whyUntyped(verdict.missing, ref, verdict.answer)}`,
         );
     } else refused.push(...verdict.check.refused.map((p) => problemText(ref, p)));
   }
@@ -208,7 +236,7 @@ export async function typeTargets(
   // Told only now that the objects will be applied: a refusal above applies nothing.
   return found.map((verdict) => {
     if ('missing' in verdict) {
-      tellUntyped(op, verdict.target.ref, verdict.missing);
+      tellUntyped(op, verdict.target.ref, verdict.missing, verdict.answer);
       return verdict.target;
     }
     tellRemoved(op, verdict.target.ref, verdict.check.removed, mode);

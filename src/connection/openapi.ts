@@ -21,8 +21,12 @@ type Root = ReadonlyMap<string, string> | undefined;
 /** Why a group-version could not be typed. */
 export type MissingSchema = 'unpublished' | 'unlisted' | 'unreadable';
 
-/** A group-version's schema, or why there is none. */
-export type SchemaLookup = { schema: GroupVersionSchema; url: string } | { missing: MissingSchema };
+/** A group-version's schema, or why there is none (`answer`: what the document's URL answered). */
+export type SchemaLookup =
+  { schema: GroupVersionSchema; url: string } | { missing: MissingSchema; answer?: string };
+
+/** Documents remembered as missing per Connection, at most (their URLs change with the root). */
+const ABSENT_LIMIT = 256;
 
 /** `api/v1` or `apis/GROUP/VERSION`: a group-version's key in the root. */
 export function rootPath(apiVersion: string): string {
@@ -51,16 +55,26 @@ function splitUrl(url: string): { path: string; query: Record<string, string> } 
   return { path: parsed.pathname, query: Object.fromEntries(parsed.searchParams) };
 }
 
-/** Answers that mean "no such document here" rather than a failure: a 404, a stale hash's 301. */
-function isAbsent(error: unknown): boolean {
-  return error instanceof RequestError && (error.statusCode === 404 || error.statusCode === 301);
+/** What an answer that means "no such document here" was: a 404, a stale hash's 301. */
+function absentAnswer(error: unknown): string | undefined {
+  if (!(error instanceof RequestError)) return undefined;
+  if (error.statusCode === 404) return '404 Not Found';
+  return error.statusCode === 301 ? '301 (its hash is out of date)' : undefined;
+}
+
+/** Whether a document URL is hash-addressed, so that its content never changes. */
+function hashAddressed(url: string): boolean {
+  return (splitUrl(url).query.hash ?? '') !== '';
 }
 
 export class OpenApiSchemas {
   readonly #server: string;
   readonly #request: (request: ApiRequest) => Promise<ApiResponse>;
   readonly #root: SharedAnswers<Root>;
-  readonly #documents: SharedAnswers<GroupVersionSchema | undefined>;
+  /** A document's table, or what its URL answered instead. */
+  readonly #documents: SharedAnswers<GroupVersionSchema | string>;
+  /** Document URLs that answered "none", with what they answered: not asked again. */
+  readonly #absent = new Map<string, string>();
   /** What was said once per Connection: group-versions applied without typing. */
   readonly #told = new Set<string>();
 
@@ -100,8 +114,13 @@ export class OpenApiSchemas {
       if (root === undefined) return [apiVersion, { missing: 'unpublished' }];
       const url = root.get(rootPath(apiVersion));
       if (url === undefined) return [apiVersion, { missing: 'unlisted' }];
+      const absent = this.#absent.get(url);
+      if (absent !== undefined) return [apiVersion, { missing: 'unreadable', answer: absent }];
       const schema = cachedSchema(this.#server, url) ?? (await this.#documents.get(url, wait, route));
-      return [apiVersion, schema === undefined ? { missing: 'unreadable' } : { schema, url }];
+      if (typeof schema !== 'string') return [apiVersion, { schema, url }];
+      if (this.#absent.size >= ABSENT_LIMIT) this.#absent.clear();
+      this.#absent.set(url, schema);
+      return [apiVersion, { missing: 'unreadable', answer: schema }];
     };
     // Concurrent on one HTTP/2 connection; one after another over HTTP/1.1, where each request in
     // parallel would cost a new connection and its TLS handshake (more than a round trip saved).
@@ -134,10 +153,7 @@ export class OpenApiSchemas {
     }
   }
 
-  async #fetchDocument(
-    url: string,
-    route: WarningRoute | undefined,
-  ): Promise<GroupVersionSchema | undefined> {
+  async #fetchDocument(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
     const { path, query } = splitUrl(url);
     let body: unknown;
     try {
@@ -152,16 +168,18 @@ export class OpenApiSchemas {
         emptyAnswerOk: true,
       }));
     } catch (error) {
-      if (isAbsent(error)) return undefined;
+      const answer = absentAnswer(error);
+      if (answer !== undefined) return answer;
       throw error;
     }
-    if (!isRecord(body)) return undefined;
+    if (!isRecord(body)) return 'an empty 200';
     const info = isRecord(body.info) ? body.info : {};
     const schema = {
       table: compactTypes(body),
       builtIn: info.title !== CRD_TITLE,
     };
-    rememberSchema(this.#server, url, schema);
+    // Only a hash-addressed URL always answers the same: any other is read again by each create.
+    if (hashAddressed(url)) rememberSchema(this.#server, url, schema);
     return schema;
   }
 }

@@ -57,7 +57,7 @@ export class SharedAnswers<T> {
   refresh(key: string, wait: CallerWait, route?: WarningRoute): Promise<T> {
     const entry = this.#entries.get(key);
     const fresh = entry && (!entry.settled || performance.now() - entry.fetchedAt < MIN_REDISCOVERY_MS);
-    return this.#wait(fresh ? entry : this.#start(key, route), key, wait);
+    return this.#wait(fresh ? entry : this.#start(key, route, entry), key, wait);
   }
 
   /**
@@ -83,7 +83,8 @@ export class SharedAnswers<T> {
     this.#entries.set(key, { promise: Promise.resolve(value), fetchedAt: performance.now(), settled: true });
   }
 
-  #start(key: string, route: WarningRoute | undefined): Entry<T> {
+  /** A failed fetch again puts `previous` back: a good answer is not lost to a transient failure. */
+  #start(key: string, route: WarningRoute | undefined, previous?: Entry<T>): Entry<T> {
     const entry: Entry<T> = {
       promise: this.#fetch(key, route),
       fetchedAt: performance.now(),
@@ -98,7 +99,9 @@ export class SharedAnswers<T> {
       },
       () => {
         // A failed lookup is forgotten so that a later operation can try again.
-        if (this.#entries.get(key) === entry) this.#entries.delete(key);
+        if (this.#entries.get(key) !== entry) return;
+        if (previous?.settled === true) this.#entries.set(key, previous);
+        else this.#entries.delete(key);
       },
     );
     return entry;
