@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { loadAllYaml } from '@kubernetes/client-node';
 import * as ocp from '../src/index.ts';
 import { type JsonObject, type LogEntry, type Simulator, startSimulator } from '../simulator/index.ts';
+import { type Observed, readExpectations, unexpected } from './expectations.ts';
 import { testValue } from './test-values.ts';
 
 const USAGE = `usage: npm run check-templates -- FILE|DIR... [--field-validation Strict|Warn|Ignore]
@@ -73,21 +74,13 @@ interface Loaded {
   notes: string[];
 }
 
-interface Outcome {
-  name: string;
+interface Outcome extends Observed {
   file: string;
   objects: number;
   kinds: string[];
-  result: 'ok' | 'refused' | 'failed';
-  step: string;
-  message: string;
-  /** A refusal's problems (the ValidationError's `issues`), one line each. */
-  issues: string[];
   /** Requests that could have written to the server during a create that did not succeed. */
   writes: string[];
   notes: string[];
-  /** The server's warnings, each once, with the operation and object that drew it. */
-  warnings: string[];
 }
 
 function parameterPairs(pairs: string[]): Record<string, string> {
@@ -300,90 +293,8 @@ function print(outcome: Outcome): void {
   for (const [key, value] of rows) console.log(`  ${key.padEnd(8)} ${value}`);
 }
 
-interface Expectation {
-  result: 'ok' | 'refused' | 'failed';
-  step?: string;
-  issues?: string[];
-  message?: string;
-  warnings?: string[];
-}
-
-const isStrings = (value: unknown): value is string[] =>
-  Array.isArray(value) && value.every((v) => typeof v === 'string');
-
-/** The section of `file` for the mode run, each entry checked; a malformed file is a usage error. */
-async function expectationsFor(file: string): Promise<Record<string, Expectation>> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    return usageError(`--expect ${file}: ${describeError(error)}`);
-  }
-  const wrong = (what: string): never => usageError(`--expect ${file}: ${what}`);
-  if (!isObject(parsed)) return wrong('expected an object with a section per mode');
-  const other = Object.keys(parsed).find((key) => !(MODES as readonly string[]).includes(key));
-  if (other !== undefined)
-    wrong(`${JSON.stringify(other)} is not a mode: the sections are Strict, Warn and Ignore`);
-  const section = parsed[mode];
-  if (!isObject(section)) return wrong(`no "${mode}" section for --field-validation ${mode}`);
-  for (const [name, entry] of Object.entries(section)) {
-    const at = `${mode}.${name}`;
-    if (!isObject(entry) || !['ok', 'refused', 'failed'].includes(entry.result as string))
-      wrong(`${at}: "result" must be "ok", "refused" or "failed"`);
-    const e = entry as JsonObject;
-    if (e.result === 'refused' && !isStrings(e.issues))
-      wrong(`${at}: a refusal lists every problem in "issues" (strings)`);
-    if (e.result === 'failed' && typeof e.message !== 'string')
-      wrong(`${at}: a failure names a part of its error in "message"`);
-    if (e.warnings !== undefined && !isStrings(e.warnings)) wrong(`${at}: "warnings" are strings`);
-    if (e.step !== undefined && typeof e.step !== 'string') wrong(`${at}: "step" is a string`);
-  }
-  return section as unknown as Record<string, Expectation>;
-}
-
-/** Lines of `want` not in `got` and of `got` not in `want`, counting repeats. */
-function difference(want: readonly string[], got: readonly string[]): { missing: string[]; extra: string[] } {
-  const extra = [...got];
-  const missing: string[] = [];
-  for (const line of want) {
-    const at = extra.indexOf(line);
-    if (at === -1) missing.push(line);
-    else extra.splice(at, 1);
-  }
-  return { missing, extra };
-}
-
-/** How `outcome` differs from what is expected: a summary and the lines behind it; none when as expected. */
-function unexpected(
-  outcome: Outcome,
-  expected: Record<string, Expectation>,
-): { summary: string; lines: string[] } | undefined {
-  const want = expected[outcome.name] ?? { result: 'ok' };
-  if (outcome.result !== want.result)
-    return { summary: `expected ${want.result}, got ${outcome.result}`, lines: [] };
-  if (want.step !== undefined && outcome.step !== want.step)
-    return { summary: `expected it at ${want.step}, got ${outcome.step}`, lines: [] };
-  const lines: string[] = [];
-  const compare = (what: string, wanted: readonly string[], got: readonly string[]): void => {
-    const { missing, extra } = difference(wanted, got);
-    lines.push(...missing.map((l) => `missing ${what}: ${l}`), ...extra.map((l) => `extra ${what}: ${l}`));
-  };
-  if (want.result === 'refused') compare('issue', want.issues ?? [], outcome.issues);
-  if (want.warnings !== undefined) compare('warning', want.warnings, outcome.warnings);
-  const missingText =
-    want.result === 'failed' && !outcome.message.includes(want.message ?? '')
-      ? `expected an error containing ${JSON.stringify(want.message)}`
-      : undefined;
-  if (missingText === undefined && lines.length === 0) return undefined;
-  const parts = [
-    ...(missingText ? [missingText] : []),
-    ...(lines.length > 0 ? [`${lines.length} line(s) differ`] : []),
-  ];
-  return { summary: parts.join('; '), lines };
-}
-
 const given = parameterPairs(values.param);
-const expected = values.expect ? await expectationsFor(values.expect) : {};
+const expected = values.expect ? await readExpectations(values.expect, mode, MODES, usageError) : {};
 const files = await filesOf(positionals);
 const sim = await startSimulator({ seedExamples: false, namespaces: [TEMPLATE_NAMESPACE, NAMESPACE] });
 const kubeconfig = join(tmpdir(), `check-templates-${process.pid}.json`);
