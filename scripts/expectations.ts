@@ -8,7 +8,10 @@ type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** What check-templates saw of one Template: `issues` are a refusal's problems, one line each; `warnings` the server's, each once, with the operation and object that drew it. */
+/**
+ * What check-templates saw of one Template: `issues` are a refusal's problems, one line each;
+ * `warnings` the server's, each once, with the operation and object that drew it.
+ */
 export interface Observed {
   name: string;
   result: 'ok' | 'refused' | 'failed';
