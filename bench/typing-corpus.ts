@@ -1,6 +1,6 @@
-// The heap a Connection retains for the schema documents of the published Templates in
-// ../shared/corpus (beside the clone): every Template created with `fieldValidation: 'Warn'` on one
-// Connection, in a fresh client process with --expose-gc, heap after gc minus before. Then the same
+// The heap a Connection retains for the schema documents of the published Templates in the
+// corpus folder CI keeps beside the clone: every Template created with `fieldValidation: 'Warn'`
+// on one Connection, in a fresh client process with --expose-gc, heap after gc minus before. Then the same
 // again in that process on a second server (its documents are new to the process-wide cache,
 // which is keyed by server), with the library's code already run once: that second figure is closer
 // to the documents alone, the first includes the code the first creates compile.

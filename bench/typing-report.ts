@@ -52,7 +52,7 @@ function heapText(heap: CorpusHeap): string {
       ? `every one was created`
       : `${heap.failed.length} failed: ${heap.failed.map((f) => f.split(':')[0]).join(', ')}`;
   const verdict = heap.retainedBytes <= HEAP_TARGET_BYTES ? 'met' : '**not met**';
-  return `The ${heap.templates} Templates of \`${heap.corpus}\` (beside the clone), each created with
+  return `The ${heap.templates} published Templates of the corpus folder (\`--corpus\`), each created with
 \`fieldValidation: 'Warn'\` on one Connection in a fresh client process (${failed};
 ${heap.removed} warnings of a removed field, ${heap.warnings} other warnings), fetched
 ${heap.documents} documents, ${heap.documentBytes} bytes (${kib(heap.documentBytes)}), and a root of
