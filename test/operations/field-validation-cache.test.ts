@@ -9,6 +9,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import type { JsonObject, LogEntry, SimulatorOptions } from '../../simulator/index.ts';
 import { type Harness, harness, instance, rejection, WORKER } from '../helpers.ts';
+import { collect, objectMutations, outlast } from './typing-helpers.ts';
 
 // Kept open to the end: a closed simulator's port could come back as a later one's URL.
 const opened: Harness[] = [];
@@ -26,17 +27,6 @@ const schemaGets = (h: Harness): LogEntry[] =>
   h.sim.log.filter((e) => e.method === 'GET' && (e.path === ROOT || e.path.startsWith(`${ROOT}/`)));
 const roots = (h: Harness): LogEntry[] => schemaGets(h).filter((e) => e.path === ROOT);
 const documents = (h: Harness): LogEntry[] => schemaGets(h).filter((e) => e.path !== ROOT);
-const objectMutations = (h: Harness): LogEntry[] =>
-  h.sim.mutations().filter((e) => !e.path.endsWith('/processedtemplates'));
-
-function collect(): { seen: ocp.ServerWarning[]; handler: ocp.WarningHandler } {
-  const seen: ocp.ServerWarning[] = [];
-  return { seen, handler: (warning) => seen.push(warning) };
-}
-
-/** The discovery and the root are read again only when their answer is at least 500 ms old. */
-const outlast = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 600));
-
 describe('documents', () => {
   test('fetched once over many creates, shared by a second Connection, all before the first PATCH', async () => {
     const h = await fresh();

@@ -5,6 +5,7 @@ import { afterAll, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import type { JsonObject, LogEntry } from '../../simulator/index.ts';
 import { type Harness, harness, instance, rejection } from '../helpers.ts';
+import { outlast } from './typing-helpers.ts';
 
 const opened: Harness[] = [];
 afterAll(async () => {
@@ -19,8 +20,6 @@ async function fresh(): Promise<Harness> {
 const ROOT = '/openapi/v3';
 const gets = (h: Harness, path: string): LogEntry[] =>
   h.sim.log.filter((e) => e.method === 'GET' && e.path === path);
-/** The root is read again only when its answer is at least 500 ms old. */
-const outlast = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 600));
 const OPTIONS = { namespace: 'workers', templateNamespace: 'infra' } as const;
 
 function configMap(name: string, extra: JsonObject = {}): JsonObject {

@@ -4,8 +4,9 @@
 // as rendered, what server-side apply accepts.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
-import type { JsonObject, LogEntry } from '../../simulator/index.ts';
+import type { JsonObject } from '../../simulator/index.ts';
 import { type Harness, harness, instance, rejection, WORKER } from '../helpers.ts';
+import { collect, objectMutations, sorted } from './typing-helpers.ts';
 
 let h: Harness;
 let api: ocp.Connection;
@@ -21,17 +22,6 @@ afterAll(async () => {
   await api.close();
   await h.close();
 });
-
-/** Requests that change an object: every mutation except the processing POST. */
-const objectMutations = (): LogEntry[] =>
-  h.sim.mutations().filter((e) => !e.path.endsWith('/processedtemplates'));
-
-function collect(): { seen: ocp.ServerWarning[]; handler: ocp.WarningHandler } {
-  const seen: ocp.ServerWarning[] = [];
-  return { seen, handler: (warning) => seen.push(warning) };
-}
-
-const sorted = (lines: readonly string[]): string[] => [...lines].sort();
 
 const container = (name: string, more: JsonObject = {}): JsonObject => ({ name, image: 'i', ...more });
 
@@ -107,7 +97,7 @@ describe('refused in every mode', () => {
       // Reasons name types, never the values.
       expect(error.message).not.toContain('two');
       expect(error.message).not.toContain('lots');
-      expect(objectMutations()).toEqual([]);
+      expect(objectMutations(h)).toEqual([]);
       expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'typed-first')).toBeUndefined();
       expect(seen).toEqual([]);
     },

@@ -6,8 +6,9 @@
 // without /openapi/v3 and what never fetches one: field-validation-cache.test.ts.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
-import type { JsonObject, LogEntry } from '../../simulator/index.ts';
+import type { JsonObject } from '../../simulator/index.ts';
 import { type Harness, harness, instance, rejection, WORKER } from '../helpers.ts';
+import { collect, objectMutations, sorted } from './typing-helpers.ts';
 
 let h: Harness;
 let api: ocp.Connection;
@@ -25,15 +26,6 @@ afterAll(async () => {
   await api.close();
   await h.close();
 });
-
-/** Requests that change an object: every mutation except the processing POST. */
-const objectMutations = (): LogEntry[] =>
-  h.sim.mutations().filter((e) => !e.path.endsWith('/processedtemplates'));
-
-function collect(): { seen: ocp.ServerWarning[]; handler: ocp.WarningHandler } {
-  const seen: ocp.ServerWarning[] = [];
-  return { seen, handler: (warning) => seen.push(warning) };
-}
 
 const DC_DEPRECATION =
   'apps.openshift.io/v1 DeploymentConfig is deprecated in v4.14+, unavailable in v4.10000+';
@@ -164,8 +156,6 @@ const UNDECLARED: [string, string, string, string][] = [
   ['apps/v1', 'Deployment', 'multi', '.spec.triggers'],
 ];
 
-const sorted = (lines: readonly string[]): string[] => [...lines].sort();
-
 function undeclaredIssues(namespace: string): string[] {
   return UNDECLARED.map(
     ([, kind, name, path]) =>
@@ -228,7 +218,7 @@ describe('Strict, the default', () => {
       expect(error.message).toContain(
         'Deployment "redis" in namespace "workers": .spec.template.spec.containers[name="redis"].capabilities: field not declared in schema',
       );
-      expect(objectMutations()).toEqual([]);
+      expect(objectMutations(h)).toEqual([]);
       expect(h.sim.getObject('v1', 'Secret', 'workers', 'redis')).toBeUndefined();
       expect(h.sim.getObject('v1', 'Service', 'workers', 'redis')).toBeUndefined();
     }
