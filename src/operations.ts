@@ -123,27 +123,33 @@ function worthRereading(verdict: Verdict): boolean {
   return verdict.check.refused.length > 0 || verdict.check.removed.length > 0;
 }
 
+/** The schema of each group-version the targets use; `fresh` reads the root again (bounded). */
+function lookupSchemas(
+  op: OperationContext,
+  targets: readonly Target[],
+  fresh: boolean,
+): Promise<Map<string, SchemaLookup>> {
+  const apiVersions = [...new Set(targets.map((t) => t.ref.apiVersion))];
+  const wait = { signal: op.signal, readMs: op.timeout.read };
+  return op.connection.schemas.lookup(apiVersions, fresh, wait, op.warnings);
+}
+
 /**
  * The verdicts after the root was read again; where that read failed, or lost a schema the
  * cached root had, the first verdict stands: the re-read only ever adds what is new.
  */
 async function reread(op: OperationContext, first: Verdict[], mode: FieldValidation): Promise<Verdict[]> {
-  const apiVersions = [...new Set(first.map((v) => v.target.ref.apiVersion))];
-  const wait = { signal: op.signal, readMs: op.timeout.read };
+  const targets = first.map((v) => v.target);
   let schemas: ReadonlyMap<string, SchemaLookup>;
   try {
-    schemas = await op.connection.schemas.lookup(apiVersions, true, wait, op.warnings);
+    schemas = await lookupSchemas(op, targets, true);
   } catch (error) {
     if (op.signal?.aborted || op.connection.closed) throw error;
     const why = asError(error).message;
     debug('%s: the OpenAPI v3 root could not be read again, so the cached one stands: %s', op.operation, why);
     return first;
   }
-  const fresh = verdicts(
-    first.map((v) => v.target),
-    schemas,
-    mode,
-  );
+  const fresh = verdicts(targets, schemas, mode);
   return fresh.map((verdict, i) => {
     const before = first[i];
     return 'missing' in verdict && before !== undefined && !('missing' in before) ? before : verdict;
@@ -210,9 +216,7 @@ export async function typeTargets(
 ): Promise<Target[]> {
   if (targets.length === 0) return [];
   const sent = targets.map((t) => ({ ...t, object: normalizeSecret(t.object) }));
-  const apiVersions = [...new Set(sent.map((t) => t.ref.apiVersion))];
-  const wait = { signal: op.signal, readMs: op.timeout.read };
-  let found = verdicts(sent, await op.connection.schemas.lookup(apiVersions, false, wait, op.warnings), mode);
+  let found = verdicts(sent, await lookupSchemas(op, sent, false), mode);
   // A kind or field added since the root was read: read it again, once per operation.
   if (found.some(worthRereading)) found = await reread(op, found, mode);
   const unavailable: string[] = [];
