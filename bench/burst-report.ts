@@ -1,6 +1,6 @@
 // The burst section of docs/performance.md, its targets, and docs/bursts.svg.
 import type { BurstImpl } from './burst-client.ts';
-import type { BurstRow } from './burst.ts';
+import { BASELINE_BURST_RUNS, BURST_RUNS, type BurstRow } from './burst.ts';
 import { lineChart, type Series } from './chart.ts';
 
 const f0 = (x: number): string => x.toFixed(0);
@@ -98,7 +98,9 @@ export function burstSection(rows: BurstRow[]): string {
 Each job creates the 4 objects of a Template (2 + 4 requests), then each deletes them again by
 replay, all K jobs at once on ONE client; then the same client runs a second, warm create burst
 (and deletes it), on the connections and JIT state the first one left. Each figure is the median
-of 3 bursts (percentiles, CPU and heap from the median burst). Every burst runs in a fresh client
+of ${BURST_RUNS} bursts (${BASELINE_BURST_RUNS} for the client-node baseline; percentiles, CPU and heap from the median
+burst), the clients taking turns (library, raw, baseline, library, …) so that a spell of load on
+the machine falls on every client alike. Every burst runs in a fresh client
 process, so the create burst opens its sockets (after the one warm request every client makes
 first, like \`connect()\`, and one warm-up job, created and deleted, so that the library's
 Connection holds the schema documents its creates are typed against: typing is on,

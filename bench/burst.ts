@@ -3,7 +3,7 @@
 // only, for the library and for clients that send the same requests and nothing else.
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import { type JsonObject, type Protocol, startSimulator } from '../simulator/index.ts';
+import { type JsonObject, type Protocol, type Simulator, startSimulator } from '../simulator/index.ts';
 import {
   BURST_TEMPLATE,
   type BurstCommand,
@@ -41,6 +41,14 @@ export const REQUESTS_PER_JOB = 2 + 4;
  * process, whose cache of documents is empty).
  */
 export const WARM_UP_REQUESTS = 2 * REQUESTS_PER_JOB + 2;
+
+/**
+ * Bursts per configuration: the library and the raw clients are within a few tenths of each other,
+ * where one noisy burst on a 2-core machine moves a ratio by more, so they get more runs than the
+ * client-node baseline, which is several times slower and far from its target.
+ */
+export const BURST_RUNS = 7;
+export const BASELINE_BURST_RUNS = 3;
 
 export function burstTemplate(): JsonObject {
   const object = (kind: string, suffix: string): JsonObject => ({
@@ -94,8 +102,81 @@ export interface BurstPlan {
   ks: number[];
   impls: (protocol: Protocol) => BurstImpl[];
   dir: string;
-  /** Bursts per configuration; the median is reported. */
-  runs: number;
+  /** Bursts per configuration and client; the median is reported. */
+  runs: (impl: BurstImpl) => number;
+}
+
+interface BurstSample {
+  result: BurstResult;
+  requests: number;
+  connections: number;
+  handshakes: number;
+  resumed: number;
+}
+
+/** One fresh client process against `sim`, with the simulator's counts for what it sent. */
+async function sample(sim: Simulator, command: BurstCommand, objectsBefore: number): Promise<BurstSample> {
+  sim.clearLog();
+  const before = sim.stats();
+  const result = await runChild(command);
+  const after = sim.stats();
+  if (sim.objectCount() !== objectsBefore)
+    throw new Error(`burst ${command.impl} K=${command.k} left objects behind`);
+  return {
+    result,
+    requests: sim.log.length,
+    connections: after.connections - before.connections,
+    handshakes: after.handshakes - before.handshakes,
+    resumed: after.resumedHandshakes - before.resumedHandshakes,
+  };
+}
+
+/**
+ * Every client's bursts in turn (library, raw, baseline, library, ...), so that a spell of load on
+ * the machine falls on all of them rather than on whichever client ran during it.
+ */
+async function interleaved(
+  sim: Simulator,
+  plan: BurstPlan,
+  impls: BurstImpl[],
+  command: Omit<BurstCommand, 'impl'>,
+): Promise<Map<BurstImpl, BurstSample[]>> {
+  const samples = new Map(impls.map((impl) => [impl, [] as BurstSample[]]));
+  const rounds = Math.max(...impls.map((impl) => plan.runs(impl)));
+  const objectsBefore = sim.objectCount();
+  for (let round = 0; round < rounds; round++)
+    for (const impl of impls)
+      if (round < plan.runs(impl))
+        samples.get(impl)?.push(await sample(sim, { ...command, impl }, objectsBefore));
+  return samples;
+}
+
+function rowsOf(
+  samples: BurstSample[],
+  at: Pick<BurstRow, 'protocol' | 'latencyMs' | 'k' | 'impl'>,
+): BurstRow[] {
+  const counts = {
+    requests: Math.max(...samples.map((x) => x.requests)),
+    connections: Math.max(...samples.map((x) => x.connections)),
+    handshakes: Math.max(...samples.map((x) => x.handshakes)),
+    resumed: Math.min(...samples.map((x) => x.resumed)),
+  };
+  return (['create', 'delete', 'warm'] as const).map((phase) => {
+    // The run whose time is the median, so that its percentiles, CPU and heap belong together.
+    const sorted = samples.map((x) => x.result[phase]).sort((a, b) => a.wallMs - b.wallMs);
+    const m: BurstPhase | undefined = sorted[Math.floor((sorted.length - 1) / 2)];
+    if (!m) throw new Error('no burst was measured');
+    return {
+      ...at,
+      phase,
+      wallMs: m.wallMs,
+      p50Ms: percentile(m.jobMs, 50),
+      p99Ms: percentile(m.jobMs, 99),
+      cpuMs: m.cpuMs,
+      peakHeapBytes: m.peakHeapBytes,
+      ...counts,
+    };
+  });
 }
 
 export async function runBursts(plan: BurstPlan, progress: (line: string) => void): Promise<BurstRow[]> {
@@ -106,65 +187,19 @@ export async function runBursts(plan: BurstPlan, progress: (line: string) => voi
     try {
       await sim.writeKubeconfig(kubeconfig);
       sim.seed(burstTemplate());
-      const objectsBefore = sim.objectCount();
       for (const latencyMs of plan.latencies) {
         sim.setLatency(latencyMs);
         for (const k of plan.ks) {
-          for (const impl of plan.impls(protocol)) {
-            const samples: {
-              result: BurstResult;
-              requests: number;
-              connections: number;
-              handshakes: number;
-              resumed: number;
-            }[] = [];
-            for (let run = 0; run < plan.runs; run++) {
-              sim.clearLog();
-              const before = sim.stats();
-              const result = await runChild({ impl, k, kubeconfig });
-              const after = sim.stats();
-              if (sim.objectCount() !== objectsBefore)
-                throw new Error(`burst ${impl} K=${k} left objects behind`);
-              samples.push({
-                result,
-                requests: sim.log.length,
-                connections: after.connections - before.connections,
-                handshakes: after.handshakes - before.handshakes,
-                resumed: after.resumedHandshakes - before.resumedHandshakes,
-              });
-            }
-            const counts = {
-              requests: Math.max(...samples.map((x) => x.requests)),
-              connections: Math.max(...samples.map((x) => x.connections)),
-              handshakes: Math.max(...samples.map((x) => x.handshakes)),
-              resumed: Math.min(...samples.map((x) => x.resumed)),
-            };
-            for (const phase of ['create', 'delete', 'warm'] as const) {
-              // The run whose time is the median, so that its percentiles, CPU and heap belong together.
-              const sorted = samples.map((x) => x.result[phase]).sort((a, b) => a.wallMs - b.wallMs);
-              const m: BurstPhase | undefined = sorted[Math.floor((sorted.length - 1) / 2)];
-              if (!m) throw new Error('no burst was measured');
-              rows.push({
-                protocol,
-                latencyMs,
-                k,
-                impl,
-                phase,
-                wallMs: m.wallMs,
-                p50Ms: percentile(m.jobMs, 50),
-                p99Ms: percentile(m.jobMs, 99),
-                cpuMs: m.cpuMs,
-                peakHeapBytes: m.peakHeapBytes,
-                ...counts,
-              });
-            }
-            const result = {
-              create: rows.at(-3) ?? { wallMs: 0 },
-              delete: rows.at(-2) ?? { wallMs: 0 },
-            };
+          const impls = plan.impls(protocol);
+          const samples = await interleaved(sim, plan, impls, { k, kubeconfig });
+          for (const impl of impls) {
+            const measured = rowsOf(samples.get(impl) ?? [], { protocol, latencyMs, k, impl });
+            const [create, remove, warm] = measured;
+            if (!create || !remove || !warm) throw new Error('no burst was measured');
             progress(
-              `burst ${protocol.padEnd(5)} ${String(latencyMs).padStart(2)}ms K=${String(k).padStart(3)} ${impl.padEnd(8)} create ${result.create.wallMs.toFixed(0).padStart(6)} ms  delete ${result.delete.wallMs.toFixed(0).padStart(6)} ms  ${counts.requests} req ${counts.connections} conn ${counts.handshakes} tls (${counts.resumed} resumed)`,
+              `burst ${protocol.padEnd(5)} ${String(latencyMs).padStart(2)}ms K=${String(k).padStart(3)} ${impl.padEnd(8)} create ${create.wallMs.toFixed(0).padStart(6)} ms  delete ${remove.wallMs.toFixed(0).padStart(6)} ms  warm ${warm.wallMs.toFixed(0).padStart(6)} ms  ${create.requests} req ${create.connections} conn ${create.handshakes} tls (${create.resumed} resumed)`,
             );
+            rows.push(...measured);
           }
         }
       }

@@ -10,7 +10,14 @@ import { startSimulator } from '../simulator/index.ts';
 import type { Command, Impl, Measurement, Op } from './client.ts';
 import { importCost, type ImportCost } from './import-cost.ts';
 import { DEFAULT_MAX_SOCKETS } from '../src/connection/requests.ts';
-import { type BurstRow, REQUESTS_PER_JOB, runBursts, WARM_UP_REQUESTS } from './burst.ts';
+import {
+  BASELINE_BURST_RUNS,
+  BURST_RUNS,
+  type BurstRow,
+  REQUESTS_PER_JOB,
+  runBursts,
+  WARM_UP_REQUESTS,
+} from './burst.ts';
 import { benchTemplate, groupVersions, minimumRequests } from './templates.ts';
 import { writeReport, type Row } from './report.ts';
 import { measureTracingCost, type TracingCost } from './tracing.ts';
@@ -254,7 +261,7 @@ try {
         impls: (protocol) =>
           smoke ? ['library'] : ['library', protocol === 'h2' ? 'raw-h2' : 'raw-h1', 'baseline'],
         dir: burstDir,
-        runs: smoke ? 1 : 3,
+        runs: (impl) => (smoke ? 1 : impl === 'baseline' ? BASELINE_BURST_RUNS : BURST_RUNS),
       },
       (line) => {
         if (!values.json) process.stderr.write(`${line}\n`);
