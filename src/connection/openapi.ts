@@ -6,7 +6,7 @@ import { RequestError } from '../errors.ts';
 import { compactTypes, type GroupVersionSchema } from '../schema/index.ts';
 import { isRecord } from '../util/json.ts';
 import type { ApiRequest, ApiResponse } from './requests.ts';
-import { cachedSchema, rememberSchema } from './schema-cache.ts';
+import { cachedSchema, downloadInFlight, rememberSchema, shareDownload } from './schema-cache.ts';
 import { type CallerWait, SharedAnswers } from './shared-answers.ts';
 import type { WarningRoute } from './warnings.ts';
 
@@ -153,7 +153,21 @@ export class OpenApiSchemas {
     }
   }
 
+  /**
+   * A hash-addressed document another Connection is downloading is awaited rather than asked for
+   * again; where that download fails, this Connection asks itself, so that its own answer decides.
+   */
   async #fetchDocument(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
+    if (!hashAddressed(url)) return this.#download(url, route);
+    const other = downloadInFlight(this.#server, url);
+    const shared = other === undefined ? undefined : await other;
+    if (shared !== undefined) return shared;
+    const download = this.#download(url, route);
+    shareDownload(this.#server, url, download);
+    return download;
+  }
+
+  async #download(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
     const { path, query } = splitUrl(url);
     let body: unknown;
     try {

@@ -10,6 +10,8 @@ import type { GroupVersionSchema } from '../schema/index.ts';
 export const SCHEMA_CACHE_LIMIT = 64;
 
 const tables = new Map<string, GroupVersionSchema>();
+/** Downloads in flight, so that Connections opened at once (a burst of first jobs) share one. */
+const downloads = new Map<string, Promise<GroupVersionSchema | undefined>>();
 
 function keyOf(server: string, url: string): string {
   return `${server}\n${url}`;
@@ -37,6 +39,35 @@ export function rememberSchema(server: string, url: string, schema: GroupVersion
   }
 }
 
+/**
+ * Another Connection's download of the document, while it is in flight: its table, or `undefined`
+ * when it failed or found no document, for the caller's own request to decide (its credentials,
+ * its limits, its error).
+ */
+export function downloadInFlight(
+  server: string,
+  url: string,
+): Promise<GroupVersionSchema | undefined> | undefined {
+  return downloads.get(keyOf(server, url));
+}
+
+/** Offers a download to the other Connections until it settles. */
+export function shareDownload(
+  server: string,
+  url: string,
+  download: Promise<GroupVersionSchema | string>,
+): void {
+  const key = keyOf(server, url);
+  const shared = download.then(
+    (answer) => (typeof answer === 'string' ? undefined : answer),
+    () => undefined,
+  );
+  downloads.set(key, shared);
+  void shared.then(() => {
+    if (downloads.get(key) === shared) downloads.delete(key);
+  });
+}
+
 /** How many documents are cached (tests and benchmarks). */
 export function cachedSchemaCount(): number {
   return tables.size;
@@ -45,4 +76,5 @@ export function cachedSchemaCount(): number {
 /** Empties the cache (tests and benchmarks that measure a first download). */
 export function forgetSchemas(): void {
   tables.clear();
+  downloads.clear();
 }

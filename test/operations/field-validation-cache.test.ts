@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import type { JsonObject, LogEntry, SimulatorOptions } from '../../simulator/index.ts';
-import { type Harness, harness, instance, rejection, WORKER } from '../helpers.ts';
+import { type Harness, harness, instance, rejection, settles, WORKER } from '../helpers.ts';
 import { collect, objectMutations, outlast } from './typing-helpers.ts';
 
 // Kept open to the end: a closed simulator's port could come back as a later one's URL.
@@ -56,6 +56,50 @@ describe('documents', () => {
     await ocp.create('worker-template', { VM_NAME: 'c-6' }, { ...WORKER, api: second });
     expect(schemaGets(h).map((e) => e.path)).toEqual([ROOT]);
     expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'c-6')).toBeDefined();
+  });
+
+  test('Connections whose first creates overlap download each document once between them', async () => {
+    const h = await fresh();
+    // A slow document keeps the first download in flight while the other Connections reach theirs.
+    h.sim.addFault({ path: /^\/openapi\/v3\/./, action: { type: 'delay', ms: 1_500 } });
+    const apis = await Promise.all([h.connect(), h.connect(), h.connect()]);
+    try {
+      await Promise.all(
+        apis.map((api, i) => ocp.create('worker-template', { VM_NAME: `s-${i}` }, { ...WORKER, api })),
+      );
+    } finally {
+      for (const api of apis) await api.close();
+    }
+    expect(roots(h)).toHaveLength(3);
+    expect(
+      documents(h)
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual([`${ROOT}/api/v1`, `${ROOT}/apis/kubevirt.io/v1`]);
+    for (const i of [0, 1, 2])
+      expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', `s-${i}`)).toBeDefined();
+  });
+
+  test('a shared download that fails leaves the Connection waiting on it to ask for itself', async () => {
+    const h = await fresh();
+    const core = `${ROOT}/api/v1`;
+    const coreGets = (): LogEntry[] => documents(h).filter((e) => e.path === core);
+    h.sim.addFault({ path: core, nth: 1, action: { type: 'hang' } });
+    const first = await h.connect();
+    await using second = await h.connect();
+    const stuck = rejection(ocp.create('worker-template', { VM_NAME: 'f-0' }, { ...WORKER, api: first }));
+    expect(await settles(() => coreGets().length, 1, 10_000)).toBe(1);
+    const waiting = ocp.create('worker-template', { VM_NAME: 'f-1' }, { ...WORKER, api: second });
+    expect(await settles(() => roots(h).length, 2, 10_000)).toBe(2);
+    // The second Connection waits on the first one's download instead of sending its own.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(coreGets()).toHaveLength(1);
+
+    await first.close();
+    expect(instance(await stuck, ocp.RequestError).code).toBe('OTC_CONNECTION_CLOSED');
+    await waiting;
+    expect(coreGets().map((e) => e.status)).toEqual([0, 200]);
+    expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'f-1')).toBeDefined();
   });
 
   test('a kind added to a group-version later is found: the root read again, the new hash fetched', async () => {
