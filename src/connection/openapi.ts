@@ -154,15 +154,23 @@ export class OpenApiSchemas {
   }
 
   /**
-   * A hash-addressed document another Connection is downloading is awaited rather than asked for
-   * again; where that download fails, this Connection asks itself, so that its own answer decides.
+   * Only a hash-addressed URL always answers the same, so only its table is kept and its download
+   * shared with other Connections; any other URL is read again by each create. A download another
+   * Connection has in flight is awaited; where it fails, this Connection asks itself, so that its
+   * own answer decides.
    */
   async #fetchDocument(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
     if (!hashAddressed(url)) return this.#download(url, route);
+    // No await when nothing is in flight: between the look and shareDownload below no other
+    // Connection may look, or each would start a download of its own.
     const other = downloadInFlight(this.#server, url);
     const shared = other === undefined ? undefined : await other;
     if (shared !== undefined) return shared;
-    const download = this.#download(url, route);
+    // Kept in the cache before any waiter resumes: a Connection that comes later finds it there.
+    const download = this.#download(url, route).then((answer) => {
+      if (typeof answer !== 'string') rememberSchema(this.#server, url, answer);
+      return answer;
+    });
     shareDownload(this.#server, url, download);
     return download;
   }
@@ -188,12 +196,6 @@ export class OpenApiSchemas {
     }
     if (!isRecord(body)) return 'an empty 200';
     const info = isRecord(body.info) ? body.info : {};
-    const schema = {
-      table: compactTypes(body),
-      builtIn: info.title !== CRD_TITLE,
-    };
-    // Only a hash-addressed URL always answers the same: any other is read again by each create.
-    if (hashAddressed(url)) rememberSchema(this.#server, url, schema);
-    return schema;
+    return { table: compactTypes(body), builtIn: info.title !== CRD_TITLE };
   }
 }

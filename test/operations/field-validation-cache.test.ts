@@ -27,17 +27,17 @@ const schemaGets = (h: Harness): LogEntry[] =>
   h.sim.log.filter((e) => e.method === 'GET' && (e.path === ROOT || e.path.startsWith(`${ROOT}/`)));
 const roots = (h: Harness): LogEntry[] => schemaGets(h).filter((e) => e.path === ROOT);
 const documents = (h: Harness): LogEntry[] => schemaGets(h).filter((e) => e.path !== ROOT);
+const documentPaths = (h: Harness): string[] =>
+  documents(h)
+    .map((e) => e.path)
+    .sort();
 describe('documents', () => {
   test('fetched once over many creates, shared by a second Connection, all before the first PATCH', async () => {
     const h = await fresh();
     await using first = await h.connect();
     await ocp.create('worker-template', { VM_NAME: 'c-0' }, { ...WORKER, api: first });
     expect(roots(h)).toHaveLength(1);
-    expect(
-      documents(h)
-        .map((e) => e.path)
-        .sort(),
-    ).toEqual([`${ROOT}/api/v1`, `${ROOT}/apis/kubevirt.io/v1`]);
+    expect(documentPaths(h)).toEqual([`${ROOT}/api/v1`, `${ROOT}/apis/kubevirt.io/v1`]);
     for (const entry of documents(h)) expect(entry.query.hash).toMatch(/^[0-9A-F]{128}$/);
     const firstPatch = h.sim.log.find((e) => e.method === 'PATCH')?.seq ?? 0;
     expect(schemaGets(h).every((e) => e.seq < firstPatch && e.status === 200)).toBe(true);
@@ -71,11 +71,7 @@ describe('documents', () => {
       for (const api of apis) await api.close();
     }
     expect(roots(h)).toHaveLength(3);
-    expect(
-      documents(h)
-        .map((e) => e.path)
-        .sort(),
-    ).toEqual([`${ROOT}/api/v1`, `${ROOT}/apis/kubevirt.io/v1`]);
+    expect(documentPaths(h)).toEqual([`${ROOT}/api/v1`, `${ROOT}/apis/kubevirt.io/v1`]);
     for (const i of [0, 1, 2])
       expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', `s-${i}`)).toBeDefined();
   });
