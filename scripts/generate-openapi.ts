@@ -8,7 +8,11 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { loadYaml } from '@kubernetes/client-node';
+// js-yaml, not client-node's loadYaml: that one turns a CRD into its typed model, renaming
+// `enum` to `_enum`.
+import { load } from 'js-yaml';
+
+const loadYaml = <T>(text: string): T => load(text) as T;
 import { groupVersionOf, RESOURCES } from '../simulator/discovery/resources.ts';
 import type { ResourceInfo } from '../simulator/types.ts';
 import { customSchemaName, customSchemas } from '../simulator/discovery/openapi/crd.ts';
