@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib';
 // `enum` to `_enum`.
 import { load } from 'js-yaml';
 
-const loadYaml = <T>(text: string): T => load(text) as T;
+const loadYaml = (text: string): Json => load(text) as Json;
 import { groupVersionOf, RESOURCES } from '../simulator/discovery/resources.ts';
 import type { ResourceInfo } from '../simulator/types.ts';
 import { customSchemaName, customSchemas } from '../simulator/discovery/openapi/crd.ts';
@@ -231,18 +231,18 @@ function crdSchema(resource: ResourceInfo, cache: Map<string, Map<string, string
       show(snapshot(KUBEVIRT.repository), KUBEVIRT.ref, KUBEVIRT.path, sources),
     );
     return versionSchema(
-      { spec: { versions: [{ name: resource.version, schema: loadYaml<Json>(map.get(kind) ?? '') }] } },
+      { spec: { versions: [{ name: resource.version, schema: loadYaml(map.get(kind) ?? '') }] } },
       resource,
     );
   }
   if (resource.group === 'cdi.kubevirt.io') {
     const map = load('cdi', () => show(snapshot(CDI.repository), CDI.ref, CDI.path, sources));
-    return versionSchema(loadYaml<Json>(map.get(kind) ?? ''), resource);
+    return versionSchema(loadYaml(map.get(kind) ?? ''), resource);
   }
   if (resource.group === 'monitoring.coreos.com') {
     const path = `${PROMETHEUS.folder}/monitoring.coreos.com_${resource.name}.yaml`;
     return versionSchema(
-      loadYaml<Json>(show(snapshot(PROMETHEUS.repository), PROMETHEUS.ref, path, sources)),
+      loadYaml(show(snapshot(PROMETHEUS.repository), PROMETHEUS.ref, path, sources)),
       resource,
     );
   }

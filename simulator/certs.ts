@@ -93,10 +93,15 @@ export function issueClientCertificate(
 }
 
 /**
- * Generates a fresh CA and a server certificate for 127.0.0.1 and localhost, entirely offline,
- * so every simulator start has its own trust root and a test can also present an unknown CA.
+ * Generates a fresh CA and a server certificate for 127.0.0.1, ::1, localhost and `dnsNames`,
+ * entirely offline, so every simulator start has its own trust root and a test can also present
+ * an unknown CA. (An aggregated API server's certificate must also carry the name
+ * `<service>.<namespace>.svc` kube-apiserver's aggregator verifies it under.)
  */
-export function generateTlsMaterial(commonName = 'openshift-simulator'): TlsMaterial {
+export function generateTlsMaterial(
+  commonName = 'openshift-simulator',
+  dnsNames: readonly string[] = [],
+): TlsMaterial {
   const ca = newCa(`${commonName}-ca`);
   const caCert = ca.cert;
   const caSubject = caCert.subject.attributes;
@@ -114,7 +119,9 @@ export function generateTlsMaterial(commonName = 'openshift-simulator'): TlsMate
       name: 'subjectAltName',
       altNames: [
         { type: 7, ip: '127.0.0.1' },
+        { type: 7, ip: '::1' },
         { type: 2, value: 'localhost' },
+        ...dnsNames.map((value) => ({ type: 2, value })),
       ],
     },
   ]);

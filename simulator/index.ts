@@ -1,7 +1,8 @@
 // startSimulator(): a local OpenShift API server over real HTTPS, for tests, the demo and benchmarks.
 import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
-import { type ClientCertificate, issueClientCertificate } from './certs.ts';
+import { type ClientCertificate, issueClientCertificate, type TlsMaterial } from './certs.ts';
+import type { AggregatedOptions } from './aggregated/mode.ts';
 import type { FaultRule } from './faults/rules.ts';
 import type { Json, JsonObject } from './objects/fields.ts';
 import { type AddedKind, addKind } from './discovery/openapi/kinds.ts';
@@ -10,7 +11,8 @@ import { type LogEntry, type Protocol, SimulatorServer } from './http/server.ts'
 import { exampleObjects } from './seed.ts';
 import type { Identity, Rule } from './types.ts';
 
-export type { ClientCertificate } from './certs.ts';
+export type { ClientCertificate, TlsMaterial } from './certs.ts';
+export type { AggregatedOptions } from './aggregated/mode.ts';
 export type { FaultAction, FaultRule } from './faults/rules.ts';
 export type { LogEntry, Protocol } from './http/server.ts';
 export type { Identity, Rule } from './types.ts';
@@ -37,6 +39,13 @@ export interface SimulatorOptions {
   maxConcurrentStreams?: number;
   /** false: `/openapi/v3` answers 404, as a server without it. Default true. */
   openapiV3?: boolean;
+  /** The serving CA and certificate; default: made fresh for 127.0.0.1, ::1 and localhost. */
+  tls?: TlsMaterial;
+  /**
+   * Serve only openshift-apiserver's groups, behind a real kube-apiserver's aggregator: identity
+   * from the front proxy, authorization and namespaces from kube-apiserver (simulator/aggregated).
+   */
+  aggregated?: AggregatedOptions;
 }
 
 export interface KubeconfigObject {
@@ -165,6 +174,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ? {}
       : { maxConcurrentStreams: options.maxConcurrentStreams }),
     ...(options.openapiV3 === undefined ? {} : { openapiV3: options.openapiV3 }),
+    ...(options.tls ? { tls: options.tls } : {}),
+    ...(options.aggregated ? { aggregated: options.aggregated } : {}),
   });
   for (const namespace of ['default', ...(options.namespaces ?? ['infra', 'workers', 'other'])]) {
     server.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });

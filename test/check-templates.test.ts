@@ -90,11 +90,11 @@ objects:
 `;
 
 const UNDECLARED_ISSUES = [
-  'Deployment "undeclared" in namespace "check": .spec.triggers: field not declared in schema',
-  'Deployment "undeclared" in namespace "check": .spec.template.spec.containers[name="web"].capabilities: field not declared in schema',
+  'Deployment "undeclared" in namespace "workers": .spec.triggers: field not declared in schema',
+  'Deployment "undeclared" in namespace "workers": .spec.template.spec.containers[name="web"].capabilities: field not declared in schema',
 ];
 const WRONG_TYPE_ISSUES = [
-  'Deployment "wrong-type" in namespace "check": .spec.replicas: expected numeric (int or float), got string',
+  'Deployment "wrong-type" in namespace "workers": .spec.replicas: expected numeric (int or float), got string',
 ];
 const wrongType = { result: 'refused', step: 'create', issues: WRONG_TYPE_ISSUES };
 const PER_MODE = {

@@ -13,10 +13,14 @@ import { applyFault } from '../faults/inject.ts';
 import { type FaultRule, FaultTable } from '../faults/rules.ts';
 import { isObject, type JsonObject } from '../objects/fields.ts';
 import { ObjectStore } from '../objects/store.ts';
+import { StatusError } from '../objects/status.ts';
+import { groupVersions } from '../discovery/answers.ts';
+import { documentPath } from '../discovery/openapi/documents.ts';
 import type { Identity, ResourceInfo } from '../types.ts';
 import { type Answer, type Request, type Response, send } from './answer.ts';
 import { authenticate } from './authenticate.ts';
 import { respondTo } from './dispatch.ts';
+import { type AggregatedOptions, AggregatedMode } from '../aggregated/mode.ts';
 
 export interface LogEntry {
   seq: number;
@@ -50,6 +54,8 @@ export interface ServerOptions {
   maxConcurrentStreams?: number;
   /** false: no /openapi/v3 (404), as a server with the OpenAPIV3 feature off (before 1.24 by default). */
   openapiV3?: boolean;
+  /** Serve as openshift-apiserver behind a real kube-apiserver's aggregator (simulator/aggregated). */
+  aggregated?: AggregatedOptions;
 }
 
 /**
@@ -63,11 +69,21 @@ async function preciseDelay(ms: number): Promise<void> {
   while (performance.now() < deadline) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+/** kube-apiserver could not be asked: an internal error, as a failed delegated authorizer gives. */
+function delegationFailed(error: unknown): Answer {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    code: 500,
+    type: 'application/json',
+    text: JSON.stringify(new StatusError(500, 'InternalError', `Internal error occurred: ${message}`).status),
+  };
+}
+
 export class SimulatorServer {
   readonly store = new ObjectStore();
   readonly faults = new FaultTable();
   /** What discovery lists: RESOURCES, then kinds added while the server runs (index.ts addResource). */
-  readonly resources: ResourceInfo[] = [...RESOURCES];
+  readonly resources: ResourceInfo[];
   /** Every group-version's document: typed against always, served unless `openapiV3: false`. */
   readonly documents = new OpenApiDocuments();
   readonly openapi: OpenApiDocuments | undefined;
@@ -89,9 +105,14 @@ export class SimulatorServer {
   readonly #sessionIds = new WeakMap<Http2Session, number>();
   readonly #lastStream = new WeakMap<Http2Session, number>();
   #seq = 0;
+  readonly #aggregated: AggregatedMode | undefined;
 
   constructor(options: ServerOptions) {
     this.tls = options.tls ?? generateTlsMaterial();
+    this.#aggregated = options.aggregated && new AggregatedMode(options.aggregated);
+    this.resources = options.aggregated ? AggregatedMode.served(RESOURCES) : [...RESOURCES];
+    if (options.aggregated)
+      this.documents.restrictTo(new Set(groupVersions(this.resources).map(documentPath)));
     this.tokens = new Map(Object.entries(options.tokens));
     this.latencyMs = options.latencyMs;
     this.protocol = options.protocol ?? 'h2';
@@ -103,7 +124,7 @@ export class SimulatorServer {
     const tls = {
       key: this.tls.serverKey,
       cert: this.tls.serverCert,
-      ca: this.tls.clientCaCert,
+      ca: options.aggregated?.frontProxyCaCert ?? this.tls.clientCaCert,
       requestCert: true,
       rejectUnauthorized: false,
     };
@@ -190,6 +211,7 @@ export class SimulatorServer {
   }
 
   async close(): Promise<void> {
+    this.#aggregated?.close();
     this.dropConnections();
     if (!this.#server.listening) return;
     await new Promise<void>((resolve) => {
@@ -229,7 +251,15 @@ export class SimulatorServer {
       const values = url.searchParams.getAll(key);
       query[key] = values.length === 1 ? (values[0] ?? '') : values;
     }
-    const identity = authenticate(request, this.tokens);
+    const admission = this.#aggregated
+      ? await this.#aggregated
+          .admit(request, url, method, this.resources, (name) => {
+            if (!this.store.namespaceExists(name))
+              this.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+          })
+          .catch((error: unknown) => ({ answer: delegationFailed(error) }))
+      : { identity: authenticate(request, this.tokens) };
+    const identity = 'identity' in admission ? admission.identity : undefined;
     const entry: LogEntry = {
       seq: ++this.#seq,
       method,
@@ -248,6 +278,12 @@ export class SimulatorServer {
     // The latency counts from the request's arrival, so reading its body is part of it.
     if (this.latencyMs > 0) await preciseDelay(this.latencyMs - (performance.now() - startedPrecise));
 
+    if ('answer' in admission) {
+      send(response, admission.answer);
+      entry.status = admission.answer.code;
+      entry.durationMs = performance.now() - startedPrecise;
+      return;
+    }
     const fault = this.faults.match(method, url.pathname);
     const execute = (): Answer => respondTo(this, method, url, bytes, identity, request);
     const finish = (code: number): void => {
@@ -277,7 +313,9 @@ export class SimulatorServer {
   }
 
   seed(object: JsonObject, manager?: string): JsonObject {
-    const info = infoForObject(this.resources, object);
+    // An aggregated server still keeps its namespaces (mirrored from kube-apiserver) in its store.
+    const known = this.#aggregated ? [...this.resources, ...RESOURCES] : this.resources;
+    const info = infoForObject(known, object);
     const metadata = isObject(object.metadata) ? object.metadata : {};
     const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : '';
     if (info.namespaced && !this.store.namespaceExists(namespace)) {

@@ -1,6 +1,6 @@
 // The live suite's configuration, its own objects, their cleanup, and the results record.
 import { randomBytes } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import * as ocp from '../../src/index.ts';
 
@@ -58,6 +58,27 @@ export function connectOptions(config: LiveConfig, context = config.context): oc
     ...(context ? { context } : {}),
     requestTimeout: { connect: 10_000, read: 30_000 },
   };
+}
+
+/** The kubeconfig cluster extension by which a test tier says that no controller runs on it. */
+export const NO_CONTROLLERS_EXTENSION = 'openshift-template-client.test/no-controllers';
+
+/**
+ * Whether the kubeconfig's cluster says no controller runs there (`npm run cluster`: no
+ * controller-manager, no virt-controller), so no object ever gains a status by itself.
+ */
+export function tierHasNoControllers(config: LiveConfig): boolean {
+  if (!config.kubeconfig) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(config.kubeconfig, 'utf8'));
+  } catch {
+    return false; // YAML kubeconfigs come from real clusters, which run their controllers.
+  }
+  const clusters = (parsed as { clusters?: { cluster?: { extensions?: { name?: string }[] } }[] }).clusters;
+  return (clusters ?? []).some((c) =>
+    c.cluster?.extensions?.some((e) => e.name === NO_CONTROLLERS_EXTENSION),
+  );
 }
 
 export function kubeConfig(config: LiveConfig, context = config.context): k8s.KubeConfig {

@@ -62,6 +62,15 @@ export class OpenApiDocuments {
   readonly #texts = new Map<string, string>();
   readonly #added = new Map<string, Added[]>();
   readonly #rebuilt = new Map<string, Published>();
+  #only: ReadonlySet<string> | undefined;
+
+  /**
+   * Publish only these group-versions (an aggregated server's own): the root lists no other and
+   * their documents answer 404; the simulator then types only bodies of these group-versions.
+   */
+  restrictTo(paths: ReadonlySet<string>): void {
+    this.#only = paths;
+  }
 
   /** The generated index (paths → file and hash): read once, on the first request that needs it. */
   #entries(): Map<string, { file: string; hash: string }> {
@@ -94,7 +103,8 @@ export class OpenApiDocuments {
 
   /** Every group-version with a document, in the order the root lists them (sorted, as Go does). */
   paths(): string[] {
-    return [...new Set([...this.#entries().keys(), ...this.#added.keys()])].sort();
+    const all = [...new Set([...this.#entries().keys(), ...this.#added.keys()])];
+    return all.filter((path) => this.#only?.has(path) ?? true).sort();
   }
 
   /** The hash a document is published under, without reading the document when it is generated data. */
@@ -103,6 +113,7 @@ export class OpenApiDocuments {
   }
 
   document(path: string): Published | undefined {
+    if (this.#only && !this.#only.has(path)) return undefined;
     const rebuilt = this.#rebuilt.get(path);
     if (rebuilt) return rebuilt;
     const text = this.#generated(path);

@@ -1,0 +1,83 @@
+// `npm run cluster -- --kubeconfig-out FILE [--port N] [--http2-max-streams N]`: a real
+// kube-apiserver and etcd on loopback with the simulator as its aggregated openshift-apiserver,
+// until interrupted (Ctrl-C stops both and removes their data). Built with Go on first use.
+import { parseArgs } from 'node:util';
+import { ClusterError } from './cluster/build.ts';
+import { startCluster } from './cluster/run.ts';
+
+const USAGE = `Usage: npm run cluster -- --kubeconfig-out FILE [options]
+
+Starts etcd and kube-apiserver (Kubernetes 1.34, built from test/cluster with Go on first use) on
+127.0.0.1, with the simulator serving the OpenShift groups behind kube-apiserver's aggregator.
+Runs until interrupted (Ctrl-C, SIGTERM), then stops both and removes their data.
+
+Options:
+  --kubeconfig-out FILE    write a kubeconfig (contexts "cluster", "limited", "namespace-admin", "no-secret-create")
+  --port N                 kube-apiserver's port (default: any free port)
+  --http2-max-streams N    kube-apiserver's HTTP/2 streams per connection (default 100; OpenShift 2000)
+  -h, --help               show this text
+`;
+
+function fail(line: string, code = 1): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(code);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      'kubeconfig-out': { type: 'string' },
+      port: { type: 'string' },
+      'http2-max-streams': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  }));
+} catch (error) {
+  fail(`cluster: ${(error as Error).message.replace(/\. To specify .*$/s, '')}\n\n${USAGE}`, 2);
+}
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const whole = (flag: string, text: string | undefined, max: number): number | undefined => {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) > max)
+    fail(`cluster: ${flag} must be a whole number up to ${max}, not "${text}"`, 2);
+  return Number(text);
+};
+const port = whole('--port', values.port, 65535);
+const http2MaxStreams = whole('--http2-max-streams', values['http2-max-streams'], 1_000_000);
+if (!values['kubeconfig-out']) fail(`cluster: --kubeconfig-out FILE is required\n\n${USAGE}`, 2);
+
+const interrupt = new AbortController();
+let stopping: (() => Promise<void>) | undefined;
+const onSignal = (): void => {
+  if (stopping) {
+    void stopping().then(() => process.exit(0));
+    stopping = undefined;
+    return;
+  }
+  interrupt.abort();
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+const started = Date.now();
+try {
+  const cluster = await startCluster({
+    ...(port === undefined ? {} : { port }),
+    ...(http2MaxStreams === undefined ? {} : { http2MaxStreams }),
+    signal: interrupt.signal,
+  });
+  await cluster.writeKubeconfig(values['kubeconfig-out']);
+  stopping = () => cluster.stop();
+  process.stdout.write(
+    `kube-apiserver ${cluster.url} ready in ${((Date.now() - started) / 1000).toFixed(1)} s, the simulator aggregated behind it\n` +
+      `kubeconfig written to ${values['kubeconfig-out']}; audit log ${cluster.auditLogPath}\n` +
+      'Ctrl-C stops both and removes their data\n',
+  );
+} catch (error) {
+  if (error instanceof ClusterError) fail(error.message);
+  throw error;
+}

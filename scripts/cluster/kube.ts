@@ -1,0 +1,102 @@
+// The few requests the cluster script sends kube-apiserver itself (bootstrap and readiness), over
+// HTTPS with the throwaway CA. Not the library: the script must work when the library is broken.
+import { Agent, request as httpsRequest } from 'node:https';
+
+export interface KubeAnswer {
+  status: number;
+  body: unknown;
+  text: string;
+}
+
+export class KubeClient {
+  readonly #url: string;
+  readonly #token: string;
+  readonly #agent: Agent;
+
+  constructor(url: string, caCert: string, token: string) {
+    this.#url = url;
+    this.#token = token;
+    this.#agent = new Agent({ keepAlive: true, ca: caCert, maxSockets: 8 });
+  }
+
+  send(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<KubeAnswer> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        new URL(path, this.#url),
+        {
+          method,
+          agent: this.#agent,
+          timeout: 30_000,
+          headers: {
+            authorization: `Bearer ${this.#token}`,
+            accept: 'application/json',
+            ...(text === undefined ? {} : { 'content-type': contentType }),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const raw = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(raw);
+            } catch {
+              parsed = undefined;
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed, text: raw });
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 30 s`)));
+      req.on('error', reject);
+      req.end(text);
+    });
+  }
+
+  /** Server-side apply, forced: the script owns what it bootstraps. */
+  async apply(path: string, object: Record<string, unknown>): Promise<unknown> {
+    const answer = await this.send(
+      'PATCH',
+      `${path}?fieldManager=otc-test-cluster&force=true`,
+      object,
+      'application/apply-patch+yaml',
+    );
+    if (answer.status !== 200 && answer.status !== 201) {
+      const metadata = object.metadata as { name?: string } | undefined;
+      throw new Error(
+        `bootstrap: applying ${String(object.kind)} "${metadata?.name ?? ''}" answered ${answer.status}: ${answer.text.slice(0, 400)}`,
+      );
+    }
+    return answer.body;
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+/** The collection path of a bootstrap object (only the kinds bootstrap.ts writes). */
+export function objectPath(object: Record<string, unknown>): string {
+  const kind = String(object.kind);
+  const metadata = object.metadata as { name: string; namespace?: string };
+  const apiVersion = String(object.apiVersion);
+  const plural: Record<string, string> = {
+    Namespace: 'namespaces',
+    ServiceAccount: 'serviceaccounts',
+    Service: 'services',
+    ClusterRole: 'clusterroles',
+    ClusterRoleBinding: 'clusterrolebindings',
+    Role: 'roles',
+    RoleBinding: 'rolebindings',
+    CustomResourceDefinition: 'customresourcedefinitions',
+    APIService: 'apiservices',
+  };
+  const resource = plural[kind];
+  if (!resource) throw new Error(`bootstrap: no path known for kind ${kind}`);
+  const base = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
+  const scope = metadata.namespace ? `/namespaces/${metadata.namespace}` : '';
+  return `${base}${scope}/${resource}/${encodeURIComponent(metadata.name)}`;
+}

@@ -1,0 +1,106 @@
+// What the simulator asks kube-apiserver, as openshift-apiserver does under its own identity:
+// may this user do this (a SubjectAccessReview, as k8s.io/apiserver's delegating authorizer
+// sends), and does this namespace exist (openshift-apiserver reads namespaces from kube-apiserver
+// and admits with the same NamespaceLifecycle rules).
+import { Agent, request as httpsRequest } from 'node:https';
+
+export interface KubeApiserver {
+  url: string;
+  caCert: string;
+  /** The simulator's own bearer token there (bound to system:auth-delegator). */
+  token: string;
+}
+
+export interface AccessAttributes {
+  verb: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+export class Delegate {
+  readonly #server: KubeApiserver;
+  readonly #agent: Agent;
+
+  constructor(server: KubeApiserver) {
+    this.#server = server;
+    this.#agent = new Agent({ keepAlive: true, ca: server.caCert, maxSockets: 16 });
+  }
+
+  async #send(method: string, path: string, body?: unknown): Promise<Answer> {
+    const url = new URL(path, this.#server.url);
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        url,
+        {
+          method,
+          agent: this.#agent,
+          headers: {
+            authorization: `Bearer ${this.#server.token}`,
+            accept: 'application/json',
+            ...(text === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          timeout: 30_000,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const raw = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = raw;
+            try {
+              parsed = JSON.parse(raw);
+            } catch {
+              // Not JSON: kept as text for the error below.
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () =>
+        req.destroy(new Error(`kube-apiserver did not answer ${method} ${url.pathname} in 30 s`)),
+      );
+      req.on('error', reject);
+      req.end(text);
+    });
+  }
+
+  /** kube-apiserver's decision, with its reason when it gives one. */
+  async authorize(
+    user: { user: string; groups: string[]; extra: Record<string, string[]> },
+    attributes: AccessAttributes,
+  ): Promise<{ allowed: boolean; reason: string }> {
+    const answer = await this.#send('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user: user.user, groups: user.groups, extra: user.extra, resourceAttributes: attributes },
+    });
+    const status = (answer.body as { status?: { allowed?: unknown; reason?: unknown } }).status;
+    if (answer.status !== 201 || typeof status?.allowed !== 'boolean')
+      throw new Error(`SubjectAccessReview answered ${answer.status}`);
+    return { allowed: status.allowed, reason: typeof status.reason === 'string' ? status.reason : '' };
+  }
+
+  /** The namespace's phase there, or undefined when it does not exist. */
+  async namespacePhase(name: string): Promise<string | undefined> {
+    const answer = await this.#send('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`);
+    if (answer.status === 404) return undefined;
+    const phase = (answer.body as { status?: { phase?: unknown } }).status?.phase;
+    if (answer.status !== 200) throw new Error(`reading namespace "${name}" answered ${answer.status}`);
+    return typeof phase === 'string' ? phase : 'Active';
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
