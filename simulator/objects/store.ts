@@ -249,11 +249,12 @@ export class ObjectStore {
     if (!live) throw notFound(info, name);
     const uid = str(meta(live).uid);
     if (options.uid !== undefined && options.uid !== uid) {
-      const registryKey = `/registry/${info.group === '' ? '' : `${info.group}/`}${info.name}/${info.namespaced ? `${namespace}/` : ''}${name}`;
+      // k8s.io/apiserver pkg/registry/rest/delete.go BeforeDelete: checked before storage, and
+      // named by Kind (errors.NewConflict with the kind as the resource).
       throw conflict(
-        info,
+        { ...info, name: info.kind },
         name,
-        `StorageError: invalid object, Code: 4, Key: ${registryKey}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${options.uid}, UID in object meta: ${uid}`,
+        `the UID in the precondition (${options.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
       );
     }
     const finalizers = Array.isArray(meta(live).finalizers) ? (meta(live).finalizers as Json[]) : [];

@@ -83,7 +83,7 @@ test('reference mode: a saved UID protects a replacement object of the same name
   const cause = instance(failure.failures[0]?.error, ocp.RequestError);
   expect(cause.statusCode).toBe(409);
   expect(cause.reason).toBe('Conflict');
-  expect(cause.message).toContain(`Precondition failed: UID in precondition: ${refs[0]?.uid ?? ''}`);
+  expect(cause.message).toContain(`the UID in the precondition (${refs[0]?.uid ?? ''}) does not match`);
   expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'replay-1-config')).toBeDefined();
   const sent = h.sim.log.filter((e) => e.method === 'DELETE').at(-1);
   expect(JSON.parse(sent?.body ?? '{}')).toMatchObject({ preconditions: { uid: refs[0]?.uid } });

@@ -110,7 +110,7 @@ const FAULTS: Fault[] = [
         ? status(
             409,
             'Conflict',
-            'Operation cannot be fulfilled on secrets "fm-credentials": StorageError: invalid object, Code: 4, AdditionalErrorMsg: Precondition failed: UID in precondition: a, UID in object meta: b',
+            'Operation cannot be fulfilled on Secret "fm-credentials": the UID in the precondition (a) does not match the UID in record (b). The object might have been deleted and then recreated',
           )
         : status(409, 'Conflict', 'Apply failed with 1 conflict: conflict with "other": .data.key', {
             causes: [

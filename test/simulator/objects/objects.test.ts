@@ -283,7 +283,7 @@ describe('POST, GET and DELETE', () => {
     });
     expect(wrong.status).toBe(409);
     expect(wrong.json.message).toBe(
-      `Operation cannot be fulfilled on configmaps "pre": StorageError: invalid object, Code: 4, Key: /registry/configmaps/workers/pre, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: X, UID in object meta: ${uid}`,
+      `Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition (X) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
     );
     expect(wrong.json.reason).toBe('Conflict');
     const right = await call(sim, 'DELETE', `${CM}/pre`, {

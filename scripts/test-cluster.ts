@@ -1,0 +1,90 @@
+// `npm run test:cluster`: the real tier end to end. Starts `npm run cluster`'s control plane, then
+// runs on it the live suite, every published Template under each fieldValidation mode (when
+// ../shared/corpus is beside the clone, as for .ci/run), and the tests of test/cluster (the
+// simulator held to the real server, the tier's own faults); stops it, and exits non-zero when any
+// part failed.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClusterError, findGo, REPOSITORY } from './cluster/build.ts';
+import { startCluster } from './cluster/run.ts';
+
+const go = findGo();
+if (!go.ok) {
+  process.stderr.write(`test:cluster: ${go.why}; npm test and npm run demo need no Go\n`);
+  process.exit(1);
+}
+
+const corpus = join(REPOSITORY, '..', 'shared', 'corpus');
+const dir = mkdtempSync(join(tmpdir(), 'otc-cluster-'));
+const kubeconfig = join(dir, 'kubeconfig.json');
+const node = process.execPath;
+const failed: string[] = [];
+
+function step(name: string, args: string[], env: NodeJS.ProcessEnv = {}): void {
+  process.stdout.write(`\ntest:cluster: ${name}\n`);
+  const run = spawnSync(node, args, { cwd: REPOSITORY, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (run.status !== 0) failed.push(`${name} (exit ${run.status ?? run.signal})`);
+}
+
+const started = Date.now();
+let cluster;
+try {
+  cluster = await startCluster();
+} catch (error) {
+  if (error instanceof ClusterError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+try {
+  await cluster.writeKubeconfig(kubeconfig);
+  process.stdout.write(
+    `test:cluster: ${cluster.url} ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+  step('the live suite', [
+    'scripts/live.ts',
+    '--kubeconfig',
+    kubeconfig,
+    '--namespace',
+    'workers',
+    '--template-namespace',
+    'infra',
+    '--limited-context',
+    'limited',
+  ]);
+  if (existsSync(corpus)) {
+    for (const mode of ['Strict', 'Warn', 'Ignore']) {
+      step(`published Templates, fieldValidation ${mode}`, [
+        'scripts/check-templates.ts',
+        corpus,
+        '--param',
+        'APPLICATION_USER=tester',
+        '--field-validation',
+        mode,
+        '--expect',
+        'test/fixtures/published-templates.expect.json',
+        '--kubeconfig',
+        kubeconfig,
+      ]);
+    }
+  } else {
+    process.stdout.write(`test:cluster: no ${corpus}: the published-Templates check is skipped\n`);
+  }
+  step(
+    'test/cluster (fidelity, faults)',
+    [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.cluster.config.ts'],
+    { OTS_CLUSTER_KUBECONFIG: kubeconfig },
+  );
+} finally {
+  await cluster.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.stdout.write(
+  failed.length === 0
+    ? `\ntest:cluster: every part passed (${((Date.now() - started) / 1000).toFixed(0)} s)\n`
+    : `\ntest:cluster: failed: ${failed.join('; ')}\n`,
+);
+process.exit(failed.length === 0 ? 0 : 1);

@@ -1,0 +1,137 @@
+// The simulator held to the real server: the same calls through the library on the simulator
+// alone and on `npm run cluster` (OTS_CLUSTER_KUBECONFIG), compared by what the library exposes.
+// A difference fails the test unless fidelity-known.json lists it with why (docs/fidelity.md).
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import { compactTypes } from '../../src/schema/index.ts';
+import { startSimulator, type Simulator } from '../../simulator/index.ts';
+import { KubeClient } from '../../scripts/cluster/kube.ts';
+import { differences, type Json, normalise, outcomeOf, unexplained } from './fidelity.ts';
+import { DEFAULTED_OBJECTS, REFUSALS } from './scenarios.ts';
+
+const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG;
+
+interface Side {
+  name: 'simulator' | 'real';
+  api: ocp.Connection;
+  client: KubeClient;
+}
+
+function clientOf(kubeconfig: string): KubeClient {
+  const config = JSON.parse(readFileSync(kubeconfig, 'utf8')) as {
+    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+    users: { user: { token: string } }[];
+  };
+  const cluster = config.clusters[0]?.cluster;
+  const token = config.users[0]?.user.token;
+  if (!cluster || !token) throw new Error(`${kubeconfig}: no cluster or token`);
+  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
+  return new KubeClient(cluster.server, ca, token);
+}
+
+describe.skipIf(!clusterKubeconfig)('the simulator against the real kube-apiserver', () => {
+  let sim: Simulator;
+  const simKubeconfig = join(tmpdir(), `fidelity-${process.pid}.json`);
+  const sides: Side[] = [];
+  const found: string[] = [];
+
+  beforeAll(async () => {
+    sim = await startSimulator();
+    await sim.writeKubeconfig(simKubeconfig);
+    for (const [name, kubeconfig] of [
+      ['simulator', simKubeconfig],
+      ['real', clusterKubeconfig ?? ''],
+    ] as const) {
+      sides.push({ name, api: await ocp.connect({ kubeconfig }), client: clientOf(kubeconfig) });
+    }
+  });
+
+  afterAll(async () => {
+    for (const side of sides) {
+      side.client.close();
+      await side.api.close();
+    }
+    await sim.close();
+    rmSync(simKubeconfig, { force: true });
+    if (found.length > 0) writeFileSync(join(tmpdir(), 'fidelity-differences.txt'), `${found.join('\n')}\n`);
+  });
+
+  const both = <T>(run: (side: Side) => Promise<T>): Promise<[T, T]> => {
+    const [simulator, real] = sides;
+    if (!simulator || !real) throw new Error('both servers must be connected first');
+    return Promise.all([run(simulator), run(real)]);
+  };
+  const expectExplained = (diffs: string[]): void => {
+    found.push(...diffs);
+    expect(unexplained(diffs)).toEqual([]);
+  };
+
+  const rootPaths = async (side: Side): Promise<Record<string, string>> => {
+    const answer = await side.client.send('GET', '/openapi/v3');
+    const paths = (answer.body as { paths: Record<string, { serverRelativeURL: string }> }).paths;
+    return Object.fromEntries(Object.entries(paths).map(([path, entry]) => [path, entry.serverRelativeURL]));
+  };
+
+  test('/openapi/v3: the root by its path list, each group-version as the compact type table typing uses', async () => {
+    const [simulatorRoot, realRoot] = await both(rootPaths);
+    const diffs = [
+      ...Object.keys(simulatorRoot)
+        .filter((path) => !(path in realRoot))
+        .map((path) => `openapi root ${path}: simulator only`),
+      ...Object.keys(realRoot)
+        .filter((path) => !(path in simulatorRoot))
+        .map((path) => `openapi root ${path}: real only`),
+    ];
+    for (const path of Object.keys(simulatorRoot).filter((p) => p in realRoot)) {
+      const [a, b] = await both(async (side) => {
+        const url = (side.name === 'simulator' ? simulatorRoot : realRoot)[path] ?? '';
+        return compactTypes((await side.client.send('GET', url)).body);
+      });
+      for (const name of [...new Set([...Object.keys(a.types), ...Object.keys(b.types)])].sort())
+        diffs.push(
+          ...differences(`openapi ${path} type ${name}`, a.types[name] as Json, b.types[name] as Json),
+        );
+      diffs.push(...differences(`openapi ${path} kinds`, a.kinds, b.kinds));
+    }
+    expectExplained(diffs);
+  });
+
+  test('server defaults by field path, per kind: the stored object after a create', async () => {
+    const diffs: string[] = [];
+    for (const object of DEFAULTED_OBJECTS) {
+      const template: ocp.TemplateObject = {
+        apiVersion: 'template.openshift.io/v1',
+        kind: 'Template',
+        metadata: { name: `fidelity-${object.kind.toLowerCase()}` },
+        objects: [object],
+      };
+      const [a, b] = await both(async (side) => {
+        const options = { namespace: 'workers', api: side.api } as const;
+        const created = await outcomeOf(() =>
+          ocp.create(template, {}, { ...options, fieldManager: 'fidelity' }),
+        );
+        const live = await outcomeOf(() => ocp.get(template, {}, options));
+        // Background: with the default policy a ReplicationController or Job gets the `orphan`
+        // finalizer, which only the garbage collector (not running on the tier) removes.
+        await ocp.delete(template, {}, { ...options, propagationPolicy: 'Background' });
+        return { created, live };
+      });
+      // Both must have created it: equal failures would hide every default.
+      expect(Object.keys(a.created as object)).toEqual(['ok']);
+      diffs.push(...differences(`defaults ${object.kind}`, a, b));
+    }
+    expectExplained(diffs);
+  });
+
+  test('refusals: status code, reason, code, outcome and causes as the library reports them', async () => {
+    const diffs: string[] = [];
+    for (const scenario of REFUSALS) {
+      const [a, b] = await both((side) => outcomeOf(() => scenario.run(side.api)));
+      diffs.push(...differences(`refusal ${scenario.name}`, normalise(a), normalise(b)));
+    }
+    expectExplained(diffs);
+  });
+});
