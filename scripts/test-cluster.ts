@@ -3,7 +3,7 @@
 // ../shared/corpus is beside the clone, as for .ci/run), and the tests of test/cluster (the
 // simulator held to the real server, the tier's own faults); stops it, and exits non-zero when any
 // part failed.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,10 +22,16 @@ const kubeconfig = join(dir, 'kubeconfig.json');
 const node = process.execPath;
 const failed: string[] = [];
 
-function step(name: string, args: string[], env: NodeJS.ProcessEnv = {}): void {
+/** Runs one part in a child; never synchronously, since this process serves the simulator. */
+async function step(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
   process.stdout.write(`\ntest:cluster: ${name}\n`);
-  const run = spawnSync(node, args, { cwd: REPOSITORY, stdio: 'inherit', env: { ...process.env, ...env } });
-  if (run.status !== 0) failed.push(`${name} (exit ${run.status ?? run.signal})`);
+  const child = spawn(node, args, { cwd: REPOSITORY, stdio: 'inherit', env: { ...process.env, ...env } });
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    child.on('exit', (exitCode, exitSignal) => {
+      resolve([exitCode, exitSignal]);
+    });
+  });
+  if (code !== 0) failed.push(`${name} (exit ${code ?? signal ?? '?'})`);
 }
 
 const started = Date.now();
@@ -44,7 +50,7 @@ try {
   process.stdout.write(
     `test:cluster: ${cluster.url} ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
-  step('the live suite', [
+  await step('the live suite', [
     'scripts/live.ts',
     '--kubeconfig',
     kubeconfig,
@@ -57,7 +63,7 @@ try {
   ]);
   if (existsSync(corpus)) {
     for (const mode of ['Strict', 'Warn', 'Ignore']) {
-      step(`published Templates, fieldValidation ${mode}`, [
+      await step(`published Templates, fieldValidation ${mode}`, [
         'scripts/check-templates.ts',
         corpus,
         '--param',
@@ -73,7 +79,7 @@ try {
   } else {
     process.stdout.write(`test:cluster: no ${corpus}: the published-Templates check is skipped\n`);
   }
-  step(
+  await step(
     'test/cluster (fidelity, faults)',
     [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.cluster.config.ts'],
     { OTS_CLUSTER_KUBECONFIG: kubeconfig },

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 export const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
 export const MODULE_DIR = join(REPOSITORY, 'test', 'cluster');
-export const CACHE_DIR = join(REPOSITORY, '.cache', 'cluster');
+/** Builds, the lock and run data; OTS_CLUSTER_CACHE_DIR moves them (the tier's fault tests do). */
+export const CACHE_DIR = process.env.OTS_CLUSTER_CACHE_DIR ?? join(REPOSITORY, '.cache', 'cluster');
 
 /** A problem the user fixes outside the script: said in one line, no stack. */
 export class ClusterError extends Error {

@@ -18,8 +18,8 @@ export interface ControlPlaneOptions {
 }
 
 /**
- * The flags, as `[flag, value, why]`; the README lists the same table (`npm run cluster -- --flags`
- * prints it from here, so the two cannot drift).
+ * The flags, as `[flag, value, why]`. The README's table lists the same, and
+ * test/cluster-readme.test.ts checks that every flag and fixed value here is in it.
  */
 export function apiserverFlags(
   dir: string,

@@ -1,0 +1,130 @@
+// npm run cluster's own faults: a second start, a port in use, Ctrl-C during the build, the
+// script killed. Each says one line, and leaves no process and no data directory behind.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { binaryPath, CACHE_DIR } from '../../scripts/cluster/build.ts';
+
+const clusterRunning = process.env.OTS_CLUSTER_KUBECONFIG !== undefined;
+const scratch = mkdtempSync(join(tmpdir(), 'otc-cluster-faults-'));
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** scripts/cluster.ts with its own cache folder (`withBinary`: the built binary copied in). */
+function startScript(cache: string, args: string[] = []): Run {
+  const child = spawn(
+    process.execPath,
+    ['scripts/cluster.ts', '--kubeconfig-out', join(cache, 'kc.json'), ...args],
+    {
+      env: { ...process.env, OTS_CLUSTER_CACHE_DIR: cache },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let text = '';
+  child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      resolve(code);
+    }),
+  );
+  return { child, output: () => text, exited };
+}
+
+function cacheWithBinary(name: string): string {
+  const cache = join(scratch, name);
+  const target = binaryPath().replace(CACHE_DIR, cache);
+  mkdirSync(join(target, '..'), { recursive: true });
+  cpSync(binaryPath(), target);
+  return cache;
+}
+
+async function until(check: () => boolean, what: string, ms = 120_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const runDirs = (cache: string): string[] =>
+  existsSync(cache) ? readdirSync(cache).filter((entry) => entry.startsWith('run-')) : [];
+
+/** Processes of the control plane binary whose etcd data lies under `cache`. */
+function controlPlanes(cache: string): string[] {
+  const found = spawnSync('pgrep', ['-f', '--', `--etcd-data-dir=${cache}/`], { encoding: 'utf8' });
+  return found.stdout.split('\n').filter(Boolean);
+}
+
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe.skipIf(!clusterRunning)('npm run cluster: faults', () => {
+  test('a second start while one runs is refused in one line', async () => {
+    const run = startScript(CACHE_DIR);
+    expect(await run.exited).toBe(1);
+    expect(run.output().trim()).toMatch(
+      /^cluster: another npm run cluster is running \(pid \d+\); stop it first \(Ctrl-C\)$/,
+    );
+  });
+
+  test('a port in use is refused in one line, with no process and no data left', async () => {
+    const cache = cacheWithBinary('port');
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const run = startScript(cache, ['--port', String(port)]);
+      expect(await run.exited).toBe(1);
+      expect(run.output().trim()).toBe(`cluster: port ${port} is in use on 127.0.0.1`);
+      expect(runDirs(cache)).toEqual([]);
+      expect(controlPlanes(cache)).toEqual([]);
+    } finally {
+      taken.close();
+    }
+  });
+
+  test('SIGKILL: the control plane exits with its parent, and the next start removes the dead run', async () => {
+    const cache = cacheWithBinary('killed');
+    const first = startScript(cache);
+    await until(() => first.output().includes('ready in'), 'the first start');
+    expect(controlPlanes(cache)).toHaveLength(1);
+    const dead = runDirs(cache);
+    expect(dead).toEqual([`run-${first.child.pid ?? ''}`]);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await until(() => controlPlanes(cache).length === 0, 'the orphaned control plane to exit', 30_000);
+    const second = startScript(cache);
+    await until(() => second.output().includes('ready in'), 'the second start');
+    expect(runDirs(cache)).toEqual([`run-${second.child.pid ?? ''}`]);
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+    expect(runDirs(cache)).toEqual([]);
+    expect(controlPlanes(cache)).toEqual([]);
+  });
+
+  test('Ctrl-C during the build: one line, no partial binary, no go process', async () => {
+    const cache = join(scratch, 'build');
+    const run = startScript(cache);
+    await until(() => run.output().includes('cluster: building'), 'the build to start', 30_000);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(1);
+    expect(run.output().trim().split('\n').at(-1)).toBe('cluster: build interrupted; nothing was kept');
+    const built = binaryPath().replace(CACHE_DIR, cache);
+    expect(existsSync(built)).toBe(false);
+    expect(readdirSync(join(built, '..'))).toEqual([]);
+    expect(runDirs(cache)).toEqual([]);
+    // go and the compiler and linker it started: all gone soon after (they get its SIGTERM).
+    const builders = (): string =>
+      spawnSync('pgrep', ['-f', '--', cache], { encoding: 'utf8' }).stdout.trim();
+    await until(() => builders() === '', 'the go build processes to exit', 30_000);
+  });
+});
