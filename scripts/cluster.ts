@@ -15,6 +15,7 @@ Options:
   --kubeconfig-out FILE    write a kubeconfig (contexts "cluster", "limited", "namespace-admin", "no-secret-create")
   --port N                 kube-apiserver's port (default: any free port)
   --http2-max-streams N    kube-apiserver's HTTP/2 streams per connection (default 100; OpenShift 2000)
+  --start-timeout-ms N     one deadline for the whole start, build excluded (default 180000)
   -h, --help               show this text
 `;
 
@@ -30,6 +31,7 @@ try {
       'kubeconfig-out': { type: 'string' },
       port: { type: 'string' },
       'http2-max-streams': { type: 'string' },
+      'start-timeout-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   }));
@@ -48,6 +50,7 @@ const whole = (flag: string, text: string | undefined, max: number): number | un
 };
 const port = whole('--port', values.port, 65535);
 const http2MaxStreams = whole('--http2-max-streams', values['http2-max-streams'], 1_000_000);
+const startTimeoutMs = whole('--start-timeout-ms', values['start-timeout-ms'], 3_600_000);
 if (!values['kubeconfig-out']) fail(`cluster: --kubeconfig-out FILE is required\n\n${USAGE}`, 2);
 
 const interrupt = new AbortController();
@@ -68,6 +71,7 @@ try {
   const cluster = await startCluster({
     ...(port === undefined ? {} : { port }),
     ...(http2MaxStreams === undefined ? {} : { http2MaxStreams }),
+    ...(startTimeoutMs === undefined ? {} : { startTimeoutMs }),
     signal: interrupt.signal,
   });
   await cluster.writeKubeconfig(values['kubeconfig-out']);

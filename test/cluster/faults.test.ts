@@ -92,6 +92,15 @@ describe.skipIf(!clusterRunning)('npm run cluster: faults', () => {
     }
   });
 
+  test('a start that misses its deadline names the first condition not met, and leaves nothing', async () => {
+    const cache = cacheWithBinary('deadline');
+    const run = startScript(cache, ['--start-timeout-ms', '1']);
+    expect(await run.exited).toBe(1);
+    expect(run.output().trim()).toMatch(/^cluster: not ready in time: \/readyz \(.+\)$/);
+    expect(runDirs(cache)).toEqual([]);
+    await until(() => controlPlanes(cache).length === 0, 'the control plane to exit', 30_000);
+  });
+
   test('SIGKILL: the control plane exits with its parent, and the next start removes the dead run', async () => {
     const cache = cacheWithBinary('killed');
     const first = startScript(cache);

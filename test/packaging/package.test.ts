@@ -163,15 +163,42 @@ console.log(JSON.stringify(objects.map((o) => o.metadata?.name)));`,
 
   test('the ts-node REPL recipe: transpile-only, CommonJS, top-level await', async () => {
     const [setup, lines] = await readmeRecipe('npx ts-node');
-    expect(setup).toContain(
-      `TS_NODE_TRANSPILE_ONLY=true TS_NODE_COMPILER_OPTIONS='{"module":"commonjs"}' npx ts-node`,
-    );
+    const options = '{"module":"commonjs","moduleResolution":"node10"}';
+    expect(setup).toContain(`TS_NODE_TRANSPILE_ONLY=true TS_NODE_COMPILER_OPTIONS='${options}' npx ts-node`);
+    const tsNode = { TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_COMPILER_OPTIONS: options };
     // `-i`: a terminal gets the REPL by itself; through a pipe ts-node would read a script instead.
-    const output = await replSession([join(project, 'node_modules/.bin/ts-node'), '-i'], lines, {
-      TS_NODE_TRANSPILE_ONLY: 'true',
-      TS_NODE_COMPILER_OPTIONS: '{"module":"commonjs"}',
-    });
+    const output = await replSession([join(project, 'node_modules/.bin/ts-node'), '-i'], lines, tsNode);
     expect(output).toContain(RENDERED);
+    // The same in a project whose tsconfig.json resolves modules as nodenext (TS5110 without
+    // the recipe's moduleResolution).
+    const nodenext = join(project, 'nodenext');
+    await mkdir(nodenext, { recursive: true });
+    await writeFile(
+      join(nodenext, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }),
+    );
+    const there = await replSession(
+      [join(project, 'node_modules/.bin/ts-node'), '-i'],
+      lines,
+      tsNode,
+      nodenext,
+    );
+    expect(there).toContain(RENDERED);
+  });
+
+  test("the README's here-doc form: plain node reads standard input as one module", async () => {
+    const script = await readmeBlock('### From a here-doc', 'sh', "node <<'EOF'");
+    const { stdout } = await run('bash', ['-c', script], { cwd: project, env });
+    expect(stdout).toContain(RENDERED);
+  });
+
+  test("the README's job.ts, run by Node itself on 24 and on 22", async () => {
+    await writeFile(join(project, 'job.ts'), await readmeBlock('### From a here-doc', 'ts', 'import'));
+    const FILE = 'ConfigMap/file-001-config Secret/file-001-credentials VirtualMachine/file-001';
+    for (const node of [process.execPath, await fetchNode('22')]) {
+      const { stdout } = await run(node, ['job.ts'], { cwd: project, env });
+      expect(stdout).toContain(FILE);
+    }
   });
 
   test('the plain node REPL recipe: await import()', async () => {
@@ -267,14 +294,25 @@ async function readmeRecipe(command: string): Promise<[string, string[]]> {
   throw new Error(`README has no REPL recipe ending in ${command}`);
 }
 
+/** The first `lang` code block of the README section `heading` whose text starts with `start`. */
+async function readmeBlock(heading: string, lang: string, start: string): Promise<string> {
+  const readme = await readFile(resolve('README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf(heading));
+  for (const match of section.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))) {
+    if ((match[1] ?? '').startsWith(start)) return match[1] ?? '';
+  }
+  throw new Error(`README section ${heading} has no ${lang} block starting with ${start}`);
+}
+
 /** Types each line after the REPL's prompt, as a person would, and returns everything printed. */
 async function replSession(
   command: string[],
   lines: string[],
   extraEnv: NodeJS.ProcessEnv = {},
+  cwd = project,
 ): Promise<string> {
   const [bin = process.execPath, ...args] = command;
-  const repl = spawn(bin, args, { cwd: project, env: { ...env, ...extraEnv } });
+  const repl = spawn(bin, args, { cwd, env: { ...env, ...extraEnv } });
   let output = '';
   repl.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   repl.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
