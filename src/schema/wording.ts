@@ -104,9 +104,24 @@ const GO_JSON_TYPE: Record<ValueType, string> = {
   null: 'null',
 };
 
-/** encoding/json's UnmarshalTypeError without the literal: IntOrString given a non-integer. */
+/** encoding/json's UnmarshalTypeError without the literal: IntOrString given a non-int32. */
 export function intOrStringReason(got: ValueType): string {
-  return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into Go value of type int32`;
+  return goValueReason(got, 'int32');
+}
+
+/** encoding/json's UnmarshalTypeError into a plain Go value (metav1.Time's string, say). */
+export function goValueReason(got: ValueType, goType: string): string {
+  return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into Go value of type ${goType}`;
+}
+
+/** encoding/base64 CorruptInputError: where a `format: byte` string stops decoding. */
+export function illegalBase64(offset: number): string {
+  return `illegal base64 data at input byte ${offset}`;
+}
+
+/** The same, as runtime/converter.go sliceFromUnstructured wraps it after typing. */
+export function base64Reason(offset: number): string {
+  return `error decoding from json: ${illegalBase64(offset)}`;
 }
 
 /** encoding/json's UnmarshalTypeError for a struct field, without the literal. */
