@@ -1,6 +1,7 @@
 // Server-set metadata in a server-side apply body, where kube-apiserver looks at it:
-// - `managedFields` (any value but null) is a 400 before the patch is even typed (apimachinery
-//   managedfields/internal/structuredmerge.go Apply);
+// - `managedFields` as a list of maps (even an empty one) is a 400 before the patch is even typed
+//   (apimachinery managedfields/internal/structuredmerge.go Apply; unstructured.go GetManagedFields
+//   reads anything else as none, which typing then refuses);
 // - a `uid` on create is a 409 once the patch is applied (apiserver endpoints/handlers/patch.go
 //   applyPatch: "uid mismatch"), and one unlike the live object's a 422 (rest/update.go
 //   BeforeUpdate → ValidateObjectMetaUpdate);
@@ -14,7 +15,8 @@ import { OPTIMISTIC_LOCK } from './update.ts';
 /** The 400 a body with `metadata.managedFields` gets, before typing. */
 export function refuseManagedFields(body: unknown): void {
   const metadata = isObject(body) && isObject(body.metadata) ? body.metadata : {};
-  if (metadata.managedFields !== undefined && metadata.managedFields !== null) {
+  const entries = metadata.managedFields;
+  if (Array.isArray(entries) && entries.every(isObject)) {
     throw badRequest('metadata.managedFields must be nil');
   }
 }

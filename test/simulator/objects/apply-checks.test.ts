@@ -69,7 +69,7 @@ describe('the conversion into Go types, right after typing: a 500 with no reason
 });
 
 describe('server-set metadata in an apply body', () => {
-  test('managedFields is a 400 before the patch is typed; null is no managedFields', async () => {
+  test('managedFields is a 400 before the patch is typed; null is none, a string is typed', async () => {
     const body = configMap('managed', { data: { a: 1 } }, { managedFields: [{ manager: 'kubectl' }] });
     status(
       await apply(sim, `${CONFIGMAPS}/managed`, body),
@@ -84,6 +84,9 @@ describe('server-set metadata in an apply body', () => {
       'BadRequest',
       'metadata.managedFields must be nil',
     );
+    const text = await apply(sim, `${CONFIGMAPS}/managed`, configMap('managed', {}, { managedFields: 'x' }));
+    expect(text.status).toBe(500);
+    expect(text.json.message).toContain('.metadata.managedFields: expected list, got string');
     const none = configMap('managed', { data: { a: 'b' } }, { managedFields: null });
     expect((await apply(sim, `${CONFIGMAPS}/managed`, none)).status).toBe(201);
   });
