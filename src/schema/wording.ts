@@ -6,8 +6,11 @@ import { goQuote } from './paths.ts';
 /** A JSON value's type, as typing reasons name it. */
 export type ValueType = 'string' | 'number' | 'boolean' | 'map' | 'list' | 'null';
 
-/** What a problem is about; `decode` problems are found only after typing passes. */
-export type ProblemKind = 'undeclared' | 'type' | 'list' | 'schema' | 'decode';
+/**
+ * What a problem is about; `decode` problems are found only after typing passes, `server-set`
+ * ones are metadata the server sets and refuses in an apply body.
+ */
+export type ProblemKind = 'undeclared' | 'type' | 'list' | 'schema' | 'decode' | 'server-set';
 
 /** One problem of one object, with its place in both path syntaxes. */
 export interface TypingProblem {
