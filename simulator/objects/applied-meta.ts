@@ -44,8 +44,13 @@ export function checkAppliedIdentity(
   if (version !== '' && version !== str(meta(live).resourceVersion))
     throw conflict(info, name, OPTIMISTIC_LOCK);
   if (uid !== '' && uid !== str(meta(live).uid)) {
-    throw invalid({ group: info.group, kind: info.kind }, name, [
-      { type: 'Invalid', field: 'metadata.uid', value: JSON.stringify(uid), detail: 'field is immutable' },
-    ]);
+    const immutable = {
+      type: 'Invalid',
+      field: 'metadata.uid',
+      value: JSON.stringify(uid),
+      detail: 'field is immutable',
+    } as const;
+    // BeforeUpdate's common checks and the strategy's ValidateUpdate both find it: two causes.
+    throw invalid({ group: info.group, kind: info.kind }, name, [immutable, immutable]);
   }
 }
