@@ -7,7 +7,7 @@
 //   "uid mismatch"), a 422 when it is not the live object's (rest/update.go BeforeUpdate);
 // - resourceVersion: a precondition once the object exists, so a replay is a 409
 //   (registry/generic/registry/store.go Update: "the object has been modified").
-// creationTimestamp and generation are reset by the server and pass.
+// creationTimestamp and generation pass: the server replaces the first and takes the second.
 import { isRecord } from '../util/json.ts';
 import type { TypingProblem } from './wording.ts';
 
