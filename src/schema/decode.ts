@@ -54,7 +54,13 @@ function checkTime(w: Walk, value: unknown, micro: boolean, place: Place): void 
   if (reason !== undefined) record(w, 'decode', place, reason, reason);
 }
 
-/** Records what the Go type of a scalar of this format cannot hold (a `decode` problem), if anything. */
+/**
+ * Records what the Go type of a scalar of this format cannot hold (a `decode` problem), if anything.
+ *
+ * @example
+ * checkDecode(walk, 'hunter2!', 'byte', place);
+ * walk.decodeProblems[0]?.reason; // 'error decoding from json: illegal base64 data at input byte 7'
+ */
 export function checkDecode(w: Walk, value: unknown, format: DecodeFormat, place: Place): void {
   switch (format) {
     case 'int32':

@@ -6,8 +6,8 @@
 // errors are given without the text they quote.
 import { goQuote } from './paths.ts';
 
-export const RFC3339 = '2006-01-02T15:04:05Z07:00';
-export const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';
+const RFC3339 = '2006-01-02T15:04:05Z07:00';
+const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';
 
 interface Cursor {
   rest: string;

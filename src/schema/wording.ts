@@ -112,17 +112,32 @@ export function intOrStringReason(got: ValueType): string {
   return goValueReason(got, 'int32');
 }
 
-/** encoding/json's UnmarshalTypeError into a plain Go value (metav1.Time's string, say). */
+/**
+ * encoding/json's UnmarshalTypeError into a plain Go value (metav1.Time's string, say).
+ *
+ * @example
+ * goValueReason('number', 'string'); // 'json: cannot unmarshal number into Go value of type string'
+ */
 export function goValueReason(got: ValueType, goType: string): string {
   return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into Go value of type ${goType}`;
 }
 
-/** encoding/base64 CorruptInputError: where a `format: byte` string stops decoding. */
+/**
+ * encoding/base64 CorruptInputError: where a `format: byte` string stops decoding.
+ *
+ * @example
+ * illegalBase64(7); // 'illegal base64 data at input byte 7'
+ */
 export function illegalBase64(offset: number): string {
   return `illegal base64 data at input byte ${offset}`;
 }
 
-/** The same, as runtime/converter.go sliceFromUnstructured wraps it after typing. */
+/**
+ * The same, as runtime/converter.go sliceFromUnstructured wraps it after typing.
+ *
+ * @example
+ * base64Reason(7); // 'error decoding from json: illegal base64 data at input byte 7'
+ */
 export function base64Reason(offset: number): string {
   return `error decoding from json: ${illegalBase64(offset)}`;
 }
