@@ -25,7 +25,7 @@ import { normalizeSecret } from './checks/secrets.ts';
 import { describeRef } from './checks/refs.ts';
 import type { Target } from './validate.ts';
 import type { MissingSchema, SchemaLookup } from './connection/openapi.ts';
-import { checkForApply, type ApplyCheck, type TypingProblem } from './schema/index.ts';
+import { checkForApply, withoutServerSet, type ApplyCheck, type TypingProblem } from './schema/index.ts';
 
 const debug = debuglog('openshift-templates');
 
@@ -120,7 +120,9 @@ function verdicts(
  */
 function worthRereading(verdict: Verdict): boolean {
   if ('missing' in verdict) return true;
-  return verdict.check.refused.length > 0 || verdict.check.removed.length > 0;
+  // Server-set metadata is refused whatever the schema says.
+  const typing = (p: TypingProblem): boolean => p.kind !== 'server-set';
+  return verdict.check.refused.some(typing) || verdict.check.removed.some(typing);
 }
 
 /** The schema of each group-version the targets use; `fresh` reads the root again (bounded). */
@@ -195,7 +197,9 @@ function tellRemoved(
 ): void {
   for (const problem of removed) {
     const text = op.redact(
-      `unknown field "${problem.path}" removed from ${describeRef(ref)}: the server's ${ref.apiVersion} schema does not declare it`,
+      problem.kind === 'server-set'
+        ? `server-set field "${problem.path}" removed from ${describeRef(ref)}: kube-apiserver refuses it in an apply body`
+        : `unknown field "${problem.path}" removed from ${describeRef(ref)}: the server's ${ref.apiVersion} schema does not declare it`,
     );
     if (mode === 'Warn')
       op.connection.notify({ text, operation: op.operation, target: warningTarget(ref) }, op.warnings);
@@ -205,9 +209,10 @@ function tellRemoved(
 
 /**
  * Types every target as server-side apply will, before anything is applied (create only), and
- * returns the targets with the objects to apply: Secrets as sent (stringData folded into data),
- * and under Warn or Ignore without the fields the schema does not declare. Strict refuses any
- * problem; every mode refuses wrong types, keyed-list errors and what will not decode.
+ * returns the targets with the objects to apply: under Warn or Ignore without the fields the
+ * schema does not declare, and Secrets with stringData folded into data after typing, as the
+ * server folds it. Strict refuses any problem; every mode refuses wrong types, keyed-list errors
+ * and what will not decode.
  */
 export async function typeTargets(
   op: OperationContext,
@@ -215,8 +220,8 @@ export async function typeTargets(
   mode: FieldValidation,
 ): Promise<Target[]> {
   if (targets.length === 0) return [];
-  const sent = targets.map((t) => ({ ...t, object: normalizeSecret(t.object) }));
-  let found = verdicts(sent, await lookupSchemas(op, sent, false), mode);
+  // stringData is typed as rendered, a map of strings, before it is folded.
+  let found = verdicts(targets, await lookupSchemas(op, targets, false), mode);
   // A kind or field added since the root was read: read it again, once per operation.
   if (found.some(worthRereading)) found = await reread(op, found, mode);
   const unavailable: string[] = [];
@@ -229,6 +234,8 @@ export async function typeTargets(
           `${describeRef(ref)}: fieldValidation "${mode}" drops what the server's schema does not declare, ` +
             `but ${whyUntyped(verdict.missing, ref, verdict.answer)}`,
         );
+      // No schema is needed to know what the server refuses in any apply body.
+      else refused.push(...withoutServerSet(verdict.target.object).found.map((p) => problemText(ref, p)));
     } else refused.push(...verdict.check.refused.map((p) => problemText(ref, p)));
   }
   if (unavailable.length + refused.length > 0)
@@ -241,10 +248,10 @@ export async function typeTargets(
   return found.map((verdict) => {
     if ('missing' in verdict) {
       tellUntyped(op, verdict.target.ref, verdict.missing, verdict.answer);
-      return verdict.target;
+      return { ...verdict.target, object: normalizeSecret(verdict.target.object) };
     }
     tellRemoved(op, verdict.target.ref, verdict.check.removed, mode);
-    return { ...verdict.target, object: verdict.check.object };
+    return { ...verdict.target, object: normalizeSecret(verdict.check.object) };
   });
 }
 

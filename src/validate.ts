@@ -115,6 +115,12 @@ function objectLabel(object: Record<string, unknown>, index: number): string {
   return `object ${index + 1} (${kind} ${name})`;
 }
 
+/** The type of a `metadata` that is there but not a map, in typing's words; `undefined` otherwise. */
+function notAMap(value: unknown): string | undefined {
+  if (value === undefined || value === null || isRecord(value)) return undefined;
+  return Array.isArray(value) ? 'list' : typeof value;
+}
+
 /**
  * Checks every rendered object and reports every problem: identity present and stable, kind
  * served and namespaced, namespace the target, no duplicates. Returns the targets when clean, and
@@ -141,7 +147,9 @@ export function checkRenderedObjects(
     const name = metadata.name;
     if (typeof apiVersion !== 'string' || apiVersion === '') issues.push(`${label} has no apiVersion`);
     if (typeof kind !== 'string' || kind === '') issues.push(`${label} has no kind`);
-    if (typeof name !== 'string' || name === '')
+    const metadataType = notAMap(raw.metadata);
+    if (metadataType !== undefined) issues.push(`${label}: .metadata: expected map, got ${metadataType}`);
+    else if (typeof name !== 'string' || name === '')
       issues.push(`${label} has no metadata.name (a stable name is required)`);
     else if (typeof apiVersion === 'string' && typeof kind === 'string') {
       const problem = nameProblem(apiVersion, kind, name, namespace);

@@ -1,5 +1,6 @@
 // What every written object goes through before it is stored: its type, namespace and name
 // checked against the request, and a Secret's write-only `stringData` folded into `data`.
+import { setOwn } from '../../src/util/json.ts';
 import type { ResourceInfo } from '../types.ts';
 import { isObject, type JsonObject, meta, sameValue, str } from './fields.ts';
 import { nameErrors } from './names.ts';
@@ -22,7 +23,7 @@ export function foldStringData(info: ResourceInfo, object: JsonObject): void {
   if (isObject(stringData)) {
     const data = isObject(object.data) ? object.data : {};
     for (const [key, value] of Object.entries(stringData)) {
-      data[key] = Buffer.from(str(value), 'utf8').toString('base64');
+      setOwn(data, key, Buffer.from(str(value), 'utf8').toString('base64'));
     }
     object.data = data;
   }

@@ -2,6 +2,7 @@
 // configuration is a field, lists are atomic (one field each), and ownership is recorded per manager
 // as FieldsV1 in metadata.managedFields (docs/wire-reference.md §3).
 import { isDeepStrictEqual } from 'node:util';
+import { setOwn } from '../../src/util/json.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = Record<string, Json>;
@@ -73,12 +74,12 @@ export function valueAt(root: Json | undefined, path: Path): Json | undefined {
 export function setAt(root: JsonObject, path: Path, value: Json): void {
   let node = root;
   for (const key of path.slice(0, -1)) {
-    const child = node[key];
-    if (!isObject(child)) node[key] = {};
+    const child = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (!isObject(child)) setOwn(node, key, {});
     node = node[key] as JsonObject;
   }
   const last = path[path.length - 1];
-  if (last !== undefined) node[last] = structuredClone(value);
+  if (last !== undefined) setOwn(node, last, structuredClone(value));
 }
 
 /** Removes a field and the maps it leaves empty (top-level keys and metadata stay). */

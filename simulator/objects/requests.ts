@@ -5,6 +5,7 @@ import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/reque
 import type { ResourceInfo, Result } from '../types.ts';
 import type { JsonObject } from './fields.ts';
 import type { TypeTables } from '../discovery/openapi/tables.ts';
+import { refuseManagedFields } from './applied-meta.ts';
 import { checkDuplicateFields } from './duplicates.ts';
 import { deleteOptionsFromBody, deleteOptionsFromQuery, dryRunValues } from './options.ts';
 import { invalid, StatusError } from './status.ts';
@@ -115,6 +116,7 @@ function patchRequest(
     }
     const force = query.get('force') === 'true';
     const parsed = parseJson(body);
+    refuseManagedFields(parsed);
     typeApplied(served.tables.forKind(info), info, parsed);
     const warnings = checkDuplicateFields(body, fieldValidation);
     const { object, created } = store.apply(info, namespace, name, parsed, {

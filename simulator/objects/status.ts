@@ -124,14 +124,17 @@ function errorBody(e: FieldError): string {
   return e.detail ? `${typed}: ${e.detail}` : typed;
 }
 
-/** 422 Invalid with one cause per field error, as apimachinery's `NewInvalid` builds it. */
+/**
+ * 422 Invalid with one cause per field error, as apimachinery's `NewInvalid` builds it; the message
+ * names each distinct error once (field.ErrorList ToAggregate drops repeated texts).
+ */
 export function invalid(
   groupKind: { group: string; kind: string },
   name: string,
   errors: FieldError[],
 ): StatusError {
   const qualifiedKind = groupKind.group === '' ? groupKind.kind : `${groupKind.kind}.${groupKind.group}`;
-  const texts = errors.map((e) => `${e.field}: ${errorBody(e)}`);
+  const texts = [...new Set(errors.map((e) => `${e.field}: ${errorBody(e)}`))];
   const joined = texts.length === 1 ? (texts[0] ?? '') : `[${texts.join(', ')}]`;
   return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${joined}`, {
     name,

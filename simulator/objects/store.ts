@@ -2,8 +2,10 @@
 // apply (its field ownership in ownership.ts), JSON merge patch, update, delete with preconditions
 // (docs/wire-reference.md §3, §4, §6).
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setOwn } from '../../src/util/json.ts';
 import { groupVersionOf } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
+import { checkAppliedIdentity } from './applied-meta.ts';
 import { checkBody, foldStringData, specChanged } from './body.ts';
 import { meta, str } from './fields.ts';
 import { isObject, type Json, type JsonObject, leafPaths, sameValue } from './fields.ts';
@@ -143,6 +145,7 @@ export class ObjectStore {
     const key = this.#key(info, namespace, name);
     const live = this.#objects.get(key);
     const result = appliedObject(info, namespace, name, live, config, options);
+    checkAppliedIdentity(info, name, config, live);
     const hadStringData = isObject(config.stringData);
     if (!live) {
       this.#stamp(info, result, options.dryRun);
@@ -177,8 +180,8 @@ export class ObjectStore {
     const merge = (target: JsonObject, source: JsonObject): void => {
       for (const [k, v] of Object.entries(source)) {
         if (v === null) Reflect.deleteProperty(target, k);
-        else if (isObject(v) && isObject(target[k])) merge(target[k], v);
-        else target[k] = structuredClone(v);
+        else if (isObject(v) && Object.hasOwn(target, k) && isObject(target[k])) merge(target[k], v);
+        else setOwn(target, k, structuredClone(v));
       }
     };
     merge(merged, patch);

@@ -23,7 +23,7 @@ import {
 } from './fields.ts';
 import { badRequest, conflict, invalid, notFound } from './status.ts';
 
-const OPTIMISTIC_LOCK =
+export const OPTIMISTIC_LOCK =
   'the object has been modified; please apply your changes to the latest version and try again';
 
 /** Custom resources list their verbs in apiextensions-apiserver's fixed order, which starts with delete. */

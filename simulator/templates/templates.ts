@@ -1,6 +1,7 @@
 // Template processing as openshift/library-go pkg/template/templateprocessing/template.go and
 // pkg/template/generator/expressionvalue.go do it, including their quirks (see docs/wire-reference.md §1).
 import { randomInt } from 'node:crypto';
+import { setOwn } from '../../src/util/json.ts';
 import { groupified } from './groupification.ts';
 import { badRequest, invalid, type FieldError, StatusError } from '../objects/status.ts';
 
@@ -177,7 +178,7 @@ function substituteDeep(values: Map<string, string>, node: Json): Json {
   if (isObject(node)) {
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(node)) {
-      out[substituteText(values, key).text] = substituteDeep(values, child);
+      setOwn(out, substituteText(values, key).text, substituteDeep(values, child));
     }
     return out;
   }

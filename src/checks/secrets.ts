@@ -6,15 +6,24 @@ import { parameterText } from './parameters.ts';
 
 /**
  * A core v1 Secret with `stringData` folded into base64 `data` (UTF-8; `stringData` wins on a
- * collision), on a copy. Server-side apply never removes a key that only `stringData` carried.
+ * collision), on a copy, as kube-apiserver folds it (kubernetes `pkg/apis/core/v1/conversion.go`
+ * Convert_v1_Secret_To_core_Secret, after the value was converted into a `map[string]string`, where
+ * `null` is the empty string). Server-side apply never removes a key that only `stringData` carried.
+ * A value that is neither a string nor null is never turned into text: the Secret is left as it
+ * is, for typing (or, untyped, the server) to refuse.
+ *
+ * @example
+ * normalizeSecret({ apiVersion: 'v1', kind: 'Secret', stringData: { user: 'app', empty: null } });
+ * // { apiVersion: 'v1', kind: 'Secret', data: { user: 'YXBw', empty: '' } }
  */
 export function normalizeSecret(object: KubernetesObject): KubernetesObject {
   if (object.apiVersion !== 'v1' || object.kind !== 'Secret' || !isRecord(object.stringData)) return object;
+  if (!Object.values(object.stringData).every((v) => typeof v === 'string' || v === null)) return object;
   const { stringData, ...rest } = object;
   const data = isRecord(rest.data) ? Object.entries(rest.data) : [];
   const folded = Object.entries(stringData).map(([key, value]) => [
     key,
-    Buffer.from(typeof value === 'string' ? value : String(value), 'utf8').toString('base64'),
+    Buffer.from(typeof value === 'string' ? value : '', 'utf8').toString('base64'),
   ]);
   // Object.fromEntries defines own properties, so a key such as "__proto__" stays a plain key.
   return { ...rest, data: Object.fromEntries([...data, ...folded]) };

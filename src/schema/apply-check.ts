@@ -3,6 +3,7 @@
 // Warn or Ignore drop what the schema does not declare. Pure: a table and an object in, a verdict
 // out.
 import { pruneUndeclared } from './prune.ts';
+import { withoutServerSet } from './server-set.ts';
 import { kindKey, type TypeTable } from './table.ts';
 import { typeObject } from './typing.ts';
 import type { TypingProblem } from './wording.ts';
@@ -32,9 +33,10 @@ export function declaresKind(table: TypeTable, object: Record<string, unknown>):
 
 /**
  * Types the object against its group-version's schema and says what to apply. Strict refuses any
- * problem; Warn and Ignore remove undeclared fields (on a copy) and refuse the rest. Decode
- * problems (a fraction for an integer, a Quantity that does not parse) are refused in every mode,
- * for built-in kinds only, as only those are decoded into Go types.
+ * problem; Warn and Ignore remove undeclared fields and the server-set metadata kube-apiserver
+ * refuses in an apply body (on a copy) and refuse the rest. Decode problems (a fraction for an
+ * integer, a Quantity that does not parse, bytes that are not base64, a time that is not RFC 3339)
+ * are refused in every mode, for built-in kinds only, as only those are decoded into Go types.
  *
  * @example
  * const check = checkForApply(schema, deployment, 'Warn');
@@ -47,15 +49,18 @@ export function checkForApply(
 ): ApplyCheck {
   if (!declaresKind(schema.table, object)) return { kind: 'unknown' };
   const options = { decode: schema.builtIn };
+  // Typed without them, so that a malformed managedFields is reported once, as server-set.
+  const { object: rest, found } = withoutServerSet(object);
   if (mode === 'Strict') {
-    const typed = typeObject(schema.table, object, { ...options, report: 'all' });
-    return { kind: 'typed', object, refused: [...typed.problems, ...typed.decodeProblems], removed: [] };
+    const typed = typeObject(schema.table, rest, { ...options, report: 'all' });
+    const refused = [...found, ...typed.problems, ...typed.decodeProblems];
+    return { kind: 'typed', object, refused, removed: [] };
   }
-  const pruned = pruneUndeclared(schema.table, object, options);
+  const pruned = pruneUndeclared(schema.table, rest, options);
   return {
     kind: 'typed',
     object: pruned.object,
     refused: [...pruned.problems, ...pruned.decodeProblems],
-    removed: pruned.removed,
+    removed: [...found, ...pruned.removed],
   };
 }

@@ -22,6 +22,8 @@ type Json = Record<string, unknown>;
 // schemaconv hard-codes these two by name (kube-openapi issue #364).
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
+// Published as `format: date-time` like Time, but parsed with RFC3339Micro: told apart by name.
+const MICRO_TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime';
 const SCHEMA_PREFIX = '#/components/schemas/';
 
 interface Context {
@@ -60,10 +62,10 @@ function primitive(type: string, format: unknown): TypeDef {
       return { scalar: 'boolean' };
     default: {
       // Only a plain or `byte` string is a string; every other format (date-time, int-or-string)
-      // is an untyped scalar in convertPrimitive.
-      if (format === 'int-or-string') return { scalar: 'untyped', format };
-      const scalar: ScalarKind =
-        format === undefined || format === '' || format === 'byte' ? 'string' : 'untyped';
+      // is an untyped scalar in convertPrimitive. Decoding checks byte, date-time, int-or-string.
+      if (format === 'int-or-string' || format === 'date-time') return { scalar: 'untyped', format };
+      if (format === 'byte') return { scalar: 'string', format };
+      const scalar: ScalarKind = format === undefined || format === '' ? 'string' : 'untyped';
       return { scalar };
     }
   }
@@ -233,6 +235,7 @@ export function compactTypes(document: unknown): TypeTable {
     // A named schema that is only a reference is skipped, as ToSchemaFromOpenAPI does.
     if (!isObject(schema) || typeof schema.$ref === 'string') continue;
     if (name === QUANTITY) table.types[name] = { scalar: 'untyped', format: 'quantity' };
+    else if (name === MICRO_TIME) table.types[name] = { scalar: 'untyped', format: 'micro-time' };
     else if (name === RAW_EXTENSION) table.types[name] = { scalar: 'untyped', ...untypedParts() };
     else table.types[name] = parseSchema(schema, ctx);
     kindsOf(name, schema, table.kinds);

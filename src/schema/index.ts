@@ -2,6 +2,7 @@
 // structured-merge-diff's rules. Pure modules, no I/O: the simulator and create() wire it in.
 export { compactTypes } from './compact.ts';
 export { pruneUndeclared, type PruneResult } from './prune.ts';
+export { withoutServerSet } from './server-set.ts';
 export { kindKey, type TypeTable } from './table.ts';
 export { typeObject, typeValue, type TypingOptions, type TypingResult } from './typing.ts';
 export * from './wording.ts';

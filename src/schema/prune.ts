@@ -1,6 +1,7 @@
 // Dropping what the schema does not declare, for the modes that apply the rest (as the API server
 // drops unknown fields of a create body under `fieldValidation=Warn|Ignore`). Wrong types are not
 // dropped: they stay problems, since nothing sensible is left to apply.
+import { setOwn } from '../util/json.ts';
 import { typeObject, type TypingOptions, type TypingResult } from './typing.ts';
 import type { TypeTable } from './table.ts';
 import type { TypingProblem } from './wording.ts';
@@ -41,7 +42,7 @@ function copyWithout(value: unknown, trie: Trie | undefined): unknown {
   for (const [key, child] of Object.entries(value)) {
     const below = trie?.children.get(key);
     if (below?.drop === true) continue;
-    copy[key] = copyWithout(child, below);
+    setOwn(copy, key, copyWithout(child, below));
   }
   return copy;
 }

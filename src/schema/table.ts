@@ -8,9 +8,10 @@ export type ScalarKind = 'string' | 'numeric' | 'boolean' | 'untyped';
 
 /**
  * What the server checks when it decodes a typed value into its Go types (built-in kinds only):
- * an integer width, a Quantity string, an IntOrString.
+ * an integer width, a Quantity string, an IntOrString, base64 bytes, a Time or a MicroTime.
  */
-export type DecodeFormat = 'int32' | 'int64' | 'quantity' | 'int-or-string';
+export type DecodeFormat =
+  'int32' | 'int64' | 'quantity' | 'int-or-string' | 'byte' | 'date-time' | 'micro-time';
 
 /** A JSON scalar, as a key field's default value. */
 export type JsonScalar = string | number | boolean | null;

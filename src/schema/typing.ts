@@ -3,7 +3,7 @@
 // `typed/helpers.go`), then the checks kube-apiserver makes right after, while it decodes the
 // typed value into its Go types (built-in kinds only). Pure: data in, problems out.
 import { fieldElement, indexElement, keyElement, strictField, strictIndex, valueElement } from './paths.ts';
-import { quantityError } from './quantity.ts';
+import { checkDecode } from './decode.ts';
 import {
   kindKey,
   type DecodeFormat,
@@ -32,7 +32,6 @@ import {
   SET_MAP,
   SET_NULL,
   UNDECLARED,
-  cannotConvertFraction,
   duplicateKey,
   elementReason,
   expected,
@@ -127,21 +126,6 @@ function visitScalar(
     return;
   }
   if (w.decode && format !== undefined) checkDecode(w, value, format, place);
-}
-
-function checkDecode(w: Walk, value: unknown, format: DecodeFormat, place: Place): void {
-  if (format === 'int32' || format === 'int64') {
-    if (typeof value === 'number' && !Number.isInteger(value)) {
-      const goField = `${place.goStruct}.${place.goFields}`;
-      record(w, 'decode', place, cannotConvertFraction(format), goFieldReason('number', goField, format));
-    }
-  } else if (format === 'quantity') {
-    const reason = quantityError(String(value));
-    if (reason !== undefined) record(w, 'decode', place, reason, reason);
-  } else if (!(typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value)))) {
-    const reason = intOrStringReason(valueType(value));
-    record(w, 'decode', place, reason, reason);
-  }
 }
 
 function fieldPlace(place: Place, key: string, declared: boolean, structName: string | undefined): Place {

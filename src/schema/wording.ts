@@ -6,8 +6,11 @@ import { goQuote } from './paths.ts';
 /** A JSON value's type, as typing reasons name it. */
 export type ValueType = 'string' | 'number' | 'boolean' | 'map' | 'list' | 'null';
 
-/** What a problem is about; `decode` problems are found only after typing passes. */
-export type ProblemKind = 'undeclared' | 'type' | 'list' | 'schema' | 'decode';
+/**
+ * What a problem is about; `decode` problems are found only after typing passes, `server-set`
+ * ones are metadata the server sets and refuses in an apply body.
+ */
+export type ProblemKind = 'undeclared' | 'type' | 'list' | 'schema' | 'decode' | 'server-set';
 
 /** One problem of one object, with its place in both path syntaxes. */
 export interface TypingProblem {
@@ -104,9 +107,39 @@ const GO_JSON_TYPE: Record<ValueType, string> = {
   null: 'null',
 };
 
-/** encoding/json's UnmarshalTypeError without the literal: IntOrString given a non-integer. */
+/** encoding/json's UnmarshalTypeError without the literal: IntOrString given a non-int32. */
 export function intOrStringReason(got: ValueType): string {
-  return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into Go value of type int32`;
+  return goValueReason(got, 'int32');
+}
+
+/**
+ * encoding/json's UnmarshalTypeError into a plain Go value (metav1.Time's string, say).
+ *
+ * @example
+ * goValueReason('number', 'string'); // 'json: cannot unmarshal number into Go value of type string'
+ */
+export function goValueReason(got: ValueType, goType: string): string {
+  return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into Go value of type ${goType}`;
+}
+
+/**
+ * encoding/base64 CorruptInputError: where a `format: byte` string stops decoding.
+ *
+ * @example
+ * illegalBase64(7); // 'illegal base64 data at input byte 7'
+ */
+export function illegalBase64(offset: number): string {
+  return `illegal base64 data at input byte ${offset}`;
+}
+
+/**
+ * The same, as runtime/converter.go sliceFromUnstructured wraps it after typing.
+ *
+ * @example
+ * base64Reason(7); // 'error decoding from json: illegal base64 data at input byte 7'
+ */
+export function base64Reason(offset: number): string {
+  return `error decoding from json: ${illegalBase64(offset)}`;
 }
 
 /** encoding/json's UnmarshalTypeError for a struct field, without the literal. */

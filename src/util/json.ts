@@ -10,3 +10,16 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   return typeof value;
 }
+
+/**
+ * Sets `key` on `target` as an own property, whatever the key: a plain assignment of `__proto__`
+ * would replace the prototype instead and lose the key (a valid ConfigMap key, say).
+ *
+ * @example
+ * const data: Record<string, unknown> = {};
+ * setOwn(data, '__proto__', 'x');
+ * Object.keys(data); // ['__proto__']
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -23,7 +23,7 @@ describe('compactTypes', () => {
     );
   });
 
-  test('scalars: integers keep their width for decoding, Quantity and IntOrString are untyped', () => {
+  test('scalars: integers keep their width for decoding, Quantity, IntOrString and Time are untyped', () => {
     const port = appsV1.types[`${core}ContainerPort`]?.map?.fields;
     expect(port?.containerPort).toEqual({ scalar: 'numeric', format: 'int32' });
     expect(port?.protocol).toEqual({ scalar: 'string' });
@@ -35,7 +35,11 @@ describe('compactTypes', () => {
       scalar: 'untyped',
       format: 'int-or-string',
     });
-    expect(appsV1.types['io.k8s.apimachinery.pkg.apis.meta.v1.Time']).toEqual({ scalar: 'untyped' });
+    // Time keeps its format (decoding parses it); `byte` strings stay strings that decoding reads.
+    expect(appsV1.types['io.k8s.apimachinery.pkg.apis.meta.v1.Time']).toEqual({
+      scalar: 'untyped',
+      format: 'date-time',
+    });
   });
 
   test('lists: list type, map keys, and the defaults of key fields', () => {

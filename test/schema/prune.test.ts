@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { pruneUndeclared } from '../../src/schema/prune.ts';
 import { typeObject } from '../../src/schema/typing.ts';
-import { appsV1, deployment } from './tables.ts';
+import { appsV1, coreV1, deployment } from './tables.ts';
 
 type Json = Record<string, unknown>;
 
@@ -119,5 +119,17 @@ describe('pruneUndeclared', () => {
         expect(twice.object).toEqual(once.object);
       }),
     );
+  });
+
+  test('no key is lost or altered by the copy: `__proto__`, a valid ConfigMap key, stays (issue #34)', () => {
+    const object = JSON.parse(
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"__proto__":"kept","a":"b"},"id":1}',
+    ) as Json;
+    const { object: copy, removed } = pruneUndeclared(coreV1, object);
+    expect(removed.map((p) => p.path)).toEqual(['.id']);
+    const data = copy.data as Json;
+    expect(Object.keys(data)).toEqual(['__proto__', 'a']);
+    expect(Object.getOwnPropertyDescriptor(data, '__proto__')?.value).toBe('kept');
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
   });
 });
