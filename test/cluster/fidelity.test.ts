@@ -1,14 +1,14 @@
 // The simulator held to the real server: the same calls through the library on the simulator
 // alone and on `npm run cluster` (OTS_CLUSTER_KUBECONFIG), compared by what the library exposes.
 // A difference fails the test unless fidelity-known.json lists it with why (docs/fidelity.md).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { compactTypes } from '../../src/schema/index.ts';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
-import { KubeClient } from '../../scripts/cluster/kube.ts';
+import { currentContext, type KubeClient } from '../../scripts/cluster/kube.ts';
 import { differences, type Json, normalise, outcomeOf, unexplained } from './fidelity.ts';
 import { DEFAULTED_OBJECTS, REFUSALS } from './scenarios.ts';
 
@@ -18,18 +18,6 @@ interface Side {
   name: 'simulator' | 'real';
   api: ocp.Connection;
   client: KubeClient;
-}
-
-function clientOf(kubeconfig: string): KubeClient {
-  const config = JSON.parse(readFileSync(kubeconfig, 'utf8')) as {
-    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
-    users: { user: { token: string } }[];
-  };
-  const cluster = config.clusters[0]?.cluster;
-  const token = config.users[0]?.user.token;
-  if (!cluster || !token) throw new Error(`${kubeconfig}: no cluster or token`);
-  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
-  return new KubeClient(cluster.server, ca, token);
 }
 
 describe.skipIf(!clusterKubeconfig)('the simulator against the real kube-apiserver', () => {
@@ -45,7 +33,7 @@ describe.skipIf(!clusterKubeconfig)('the simulator against the real kube-apiserv
       ['simulator', simKubeconfig],
       ['real', clusterKubeconfig ?? ''],
     ] as const) {
-      sides.push({ name, api: await ocp.connect({ kubeconfig }), client: clientOf(kubeconfig) });
+      sides.push({ name, api: await ocp.connect({ kubeconfig }), client: currentContext(kubeconfig).client });
     }
   });
 
