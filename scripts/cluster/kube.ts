@@ -110,7 +110,7 @@ interface KubeconfigFile {
     cluster: {
       server: string;
       'certificate-authority-data'?: string;
-      extensions?: { name?: string; extension?: { path?: string } }[];
+      extensions?: { name?: string; extension?: Record<string, string> }[];
     };
   }[];
   users?: { name: string; user: { token?: string } }[];
@@ -120,7 +120,7 @@ export interface CurrentContext {
   client: KubeClient;
   user: string;
   /** The value of a cluster extension by name (the tier's audit log path, for one). */
-  extension: (name: string) => { path?: string } | undefined;
+  extension: (name: string) => Record<string, string> | undefined;
 }
 
 /** The current context of a JSON kubeconfig with a token user, such as the tier writes. */
