@@ -129,7 +129,7 @@ export class AggregatedMode {
       }
       if (phase !== undefined) ensureNamespace(route.namespace);
     }
-    return { identity: { user: remote.user } };
+    return { identity: { user: remote.user, groups: remote.groups, extra: remote.extra } };
   }
 
   close(): void {
