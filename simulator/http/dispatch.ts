@@ -146,7 +146,7 @@ function dispatch(
   const result =
     computedCreate(route, objects, identity) ??
     (proxiedKind(route.info) && !route.subresource
-      ? proxyRequest(served.rbac, served.tables, route, objects)
+      ? proxyRequest(served.rbac, served.tables, route, objects, identity)
       : objectRequest(served, route, objects));
   const deprecation = DEPRECATED[`${route.info.group}/${route.info.name}`];
   return deprecation === undefined

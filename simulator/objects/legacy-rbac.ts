@@ -9,13 +9,14 @@
 import { infoForObject } from '../discovery/resources.ts';
 import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/request-body.ts';
-import type { ResourceInfo, Result } from '../types.ts';
+import { permits } from '../http/access-review.ts';
+import type { Identity, ResourceInfo, Result } from '../types.ts';
 import { isObject, type JsonObject, type ManagedFieldsEntry, meta, str } from './fields.ts';
 import { deleteOptionsFromBody, deleteOptionsFromQuery, dryRunValues } from './options.ts';
 import { appliedObject } from './ownership.ts';
 import { ConversionError, fromRbac, type LegacyKind, toRbac } from './rbac-conversion.ts';
 import type { ObjectRequest, Target } from './requests.ts';
-import { badRequest, invalid, qualifiedResource, StatusError } from './status.ts';
+import { badRequest, forbidden, invalid, qualifiedResource, StatusError } from './status.ts';
 import type { DeleteOptions, ObjectStore, WriteOptions } from './store.ts';
 import { decodeWritten, typeApplied } from './typing.ts';
 import { checkTypeMeta } from './update.ts';
@@ -23,10 +24,10 @@ import { checkTypeMeta } from './update.ts';
 const LEGACY_GROUP = 'authorization.openshift.io';
 
 /**
- * What the proxy calls: kube-apiserver's rbac.authorization.k8s.io/v1 Roles and RoleBindings,
- * impersonating the caller. Errors are Status errors in RBAC's words.
+ * What the proxy calls: kube-apiserver's rbac.authorization.k8s.io/v1 Roles and RoleBindings.
+ * Errors are Status errors in RBAC's words.
  */
-export interface RbacBackend {
+export interface RbacCalls {
   get(kind: LegacyKind, namespace: string, name: string): JsonObject;
   list(kind: LegacyKind, namespace: string | undefined): JsonObject;
   create(kind: LegacyKind, namespace: string, object: JsonObject, options: WriteOptions): JsonObject;
@@ -40,18 +41,41 @@ export interface RbacBackend {
   delete(kind: LegacyKind, namespace: string, name: string, options: DeleteOptions): void;
 }
 
-/** The standalone simulator's RBAC: its own store. */
+/**
+ * kube-apiserver's RBAC as the proxy reaches it: impersonating the caller
+ * (pkg/client/impersonatingclient), so the caller needs the verbs on these resources too.
+ */
+export interface RbacBackend {
+  as(identity: Identity): RbacCalls;
+}
+
+/** The standalone simulator's RBAC: its own store, behind the caller's rules. */
 export function storeBackend(store: ObjectStore, resources: readonly ResourceInfo[]): RbacBackend {
   const rbac = (kind: LegacyKind): ResourceInfo =>
     infoForObject(resources, { apiVersion: 'rbac.authorization.k8s.io/v1', kind });
   return {
-    get: (kind, namespace, name) => store.get(rbac(kind), namespace, name),
-    list: (kind, namespace) => store.list(rbac(kind), namespace),
-    create: (kind, namespace, object, options) => store.create(rbac(kind), namespace, object, options),
-    update: (kind, namespace, name, object, options) =>
-      store.update(rbac(kind), namespace, name, object, { ...options, hasStatus: false }),
-    delete: (kind, namespace, name, options) => {
-      store.delete(rbac(kind), namespace, name, options);
+    as: (identity) => {
+      const admit = (verb: string, kind: LegacyKind, namespace: string, name?: string): ResourceInfo => {
+        const info = rbac(kind);
+        const attributes = { verb, group: info.group, resource: info.name, namespace, name };
+        if (!permits(identity, attributes))
+          throw forbidden(info, name, identity.user, verb, namespace || undefined);
+        return info;
+      };
+      return {
+        get: (kind, namespace, name) => store.get(admit('get', kind, namespace, name), namespace, name),
+        list: (kind, namespace) => store.list(admit('list', kind, namespace ?? ''), namespace),
+        create: (kind, namespace, object, options) =>
+          store.create(admit('create', kind, namespace), namespace, object, options),
+        update: (kind, namespace, name, object, options) =>
+          store.update(admit('update', kind, namespace, name), namespace, name, object, {
+            ...options,
+            hasStatus: false,
+          }),
+        delete: (kind, namespace, name, options) => {
+          store.delete(admit('delete', kind, namespace, name), namespace, name, options);
+        },
+      };
     },
   };
 }
@@ -77,7 +101,7 @@ function renamed(error: unknown, info: ResourceInfo): unknown {
 }
 
 /** The backend's calls, each error renamed to `info`'s resource. */
-function renaming(backend: RbacBackend, info: ResourceInfo): RbacBackend {
+function renaming(backend: RbacCalls, info: ResourceInfo): RbacCalls {
   const wrap =
     <A extends unknown[], R>(call: (...args: A) => R) =>
     (...args: A): R => {
@@ -124,11 +148,12 @@ export function proxyRequest(
   tables: TypeTables,
   target: Target,
   request: ObjectRequest,
+  identity: Identity,
 ): Result {
   const { info, namespace, name } = target;
   const kind = proxiedKind(info);
   if (kind === undefined || target.subresource) throw new Error(`${info.name} is not proxied`);
-  const rbac = renaming(backend, info);
+  const rbac = renaming(backend.as(identity), info);
   const { method, query } = request;
   const view = (object: JsonObject): JsonObject => converted(() => fromRbac(kind, object));
   if (method === 'GET' && name === undefined) {
@@ -191,7 +216,7 @@ function managerOf(request: ObjectRequest): string {
  * apply through the proxy never conflicts.
  */
 function applyThrough(
-  rbac: RbacBackend,
+  rbac: RbacCalls,
   tables: TypeTables,
   target: Target & { name: string },
   kind: LegacyKind,

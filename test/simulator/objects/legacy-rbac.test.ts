@@ -6,8 +6,16 @@ import { apply, call } from '../client.ts';
 import { type Simulator, startSimulator } from '../../../simulator/index.ts';
 
 let sim: Simulator;
+const LEGACY_ONLY = 'legacy-only-token';
+const BOTH = 'both-groups-token';
+const rule = (apiGroups: string[]) => ({ verbs: ['*'], apiGroups, resources: ['rolebindings'] });
 beforeAll(async () => {
-  sim = await startSimulator();
+  sim = await startSimulator({
+    tokens: {
+      [LEGACY_ONLY]: { user: 'dev', rules: [rule(['authorization.openshift.io'])] },
+      [BOTH]: { user: 'ops', rules: [rule(['authorization.openshift.io', 'rbac.authorization.k8s.io'])] },
+    },
+  });
 });
 afterAll(async () => {
   await sim.close();
@@ -225,4 +233,17 @@ describe('the conversions of pkg/authorization/apis/authorization (v1 and rbacco
     const list = await call(sim, 'GET', `${LEGACY}/roles`);
     expect(list.json).toMatchObject({ kind: 'RoleList', apiVersion: 'authorization.openshift.io/v1' });
   });
+});
+
+test('the proxy acts as the caller on kube-apiserver: RBAC verbs are needed on both groups', async () => {
+  const path = `${LEGACY}/rolebindings?fieldManager=tester`;
+  const denied = await call(sim, 'POST', path, { body: binding('dev_edit'), token: LEGACY_ONLY });
+  expect(denied.status).toBe(403);
+  expect(denied.json.message).toBe(
+    'rolebindings.authorization.openshift.io is forbidden: User "dev" cannot create resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "workers"',
+  );
+  const applied = await apply(sim, `${LEGACY}/rolebindings/dev_edit`, binding('dev_edit'));
+  expect(applied.status).toBe(404);
+  const allowed = await call(sim, 'POST', path, { body: binding('ops_edit'), token: BOTH });
+  expect(allowed.status).toBe(201);
 });
