@@ -11,14 +11,15 @@ const RESOURCES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Whether server-side apply cannot create objects of this kind (nor dry-run the creation), so
- * that create() creates them with a POST once an apply has answered that they do not exist.
+ * The resource of a kind server-side apply cannot create (nor dry-run the creation of), which
+ * create() creates with a POST once an apply has answered that the object does not exist;
+ * `undefined` for every other kind.
  *
  * @example
- * createdOnlyByPost({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding' }); // true
+ * resourceCreatedByPost({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding' }); // 'rolebindings'
  */
-export function createdOnlyByPost(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
-  return `${ref.apiVersion} ${ref.kind}` in RESOURCES;
+export function resourceCreatedByPost(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): string | undefined {
+  return RESOURCES[`${ref.apiVersion} ${ref.kind}`];
 }
 
 /**
@@ -37,7 +38,7 @@ export function applyFoundNothing(
   status: KubernetesStatus | undefined,
 ): boolean {
   const details = status?.details;
-  const resource = RESOURCES[`${ref.apiVersion} ${ref.kind}`];
+  const resource = resourceCreatedByPost(ref);
   return (
     resource !== undefined &&
     statusCode === 404 &&
