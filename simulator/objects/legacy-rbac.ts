@@ -5,7 +5,8 @@
 // visible under both groups. `Create` converts and creates; `Update`, which server-side apply
 // calls, reads the object first and ignores forceAllowCreate, so an apply that would create one
 // answers 404, dry runs too; `Delete` answers a bare Success Status. Every error of the RBAC calls
-// is renamed to the legacy resource (wrapper.go syncStatusError).
+// is renamed to the legacy resource (wrapper.go syncStatusError). PUT and merge patches, which the
+// library never sends to these, are not modelled here (405 and 415).
 import { infoForObject } from '../discovery/resources.ts';
 import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/request-body.ts';

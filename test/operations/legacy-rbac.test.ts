@@ -2,7 +2,7 @@
 // server-side apply (its proxy's Update answers 404 for an object that does not exist yet):
 // create() creates them with a POST of the same rendered body, says so, and the life cycle works.
 // test/fixtures/jenkins-persistent.json is openshift/library's official/jenkins/templates/
-// jenkins-persistent-template.json at 4eeddd3d (Apache-2.0), unchanged.
+// jenkins-persistent-template.json at 4eeddd3d (Apache-2.0), reformatted only.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
