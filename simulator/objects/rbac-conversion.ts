@@ -45,12 +45,12 @@ function plainName(name: string): boolean {
 /** BuildSubjects: the legacy userNames and groupNames as subjects. */
 function subjectsFromNames(users: string[], groups: string[]): JsonObject[] {
   const subjects: JsonObject[] = users.map((user) => {
-    const serviceAccount = user.startsWith(SERVICE_ACCOUNT_PREFIX)
+    const parts = user.startsWith(SERVICE_ACCOUNT_PREFIX)
       ? user.slice(SERVICE_ACCOUNT_PREFIX.length).split(':')
       : [];
-    const [namespace = '', name = ''] = serviceAccount;
-    if (serviceAccount.length === 2 && namespace !== '' && name !== '') {
-      return { kind: 'ServiceAccount', namespace, name };
+    const [namespace = '', name = ''] = parts;
+    if (parts.length === 2 && namespace !== '' && name !== '') {
+      return serviceAccount(name, namespace);
     }
     return { kind: plainName(user) ? 'User' : 'SystemUser', name: user };
   });
@@ -59,15 +59,16 @@ function subjectsFromNames(users: string[], groups: string[]): JsonObject[] {
   return subjects;
 }
 
+/** A ServiceAccount subject, in either group's form: the namespace only when there is one. */
+function serviceAccount(name: string, namespace: string): JsonObject {
+  return { kind: 'ServiceAccount', ...(namespace ? { namespace } : {}), name };
+}
+
 function rbacSubject(subject: Json): JsonObject {
   const { kind, name, namespace } = isObject(subject) ? subject : {};
   switch (str(kind)) {
     case 'ServiceAccount':
-      return {
-        kind: 'ServiceAccount',
-        name: str(name),
-        ...(str(namespace) ? { namespace: str(namespace) } : {}),
-      };
+      return serviceAccount(str(name), str(namespace));
     case 'User':
     case 'SystemUser':
       return { kind: 'User', apiGroup: RBAC_GROUP, name: str(name) };
@@ -83,11 +84,7 @@ function legacySubject(subject: Json): JsonObject {
   const { kind, name, namespace } = isObject(subject) ? subject : {};
   switch (str(kind)) {
     case 'ServiceAccount':
-      return {
-        kind: 'ServiceAccount',
-        ...(str(namespace) ? { namespace: str(namespace) } : {}),
-        name: str(name),
-      };
+      return serviceAccount(str(name), str(namespace));
     case 'User':
       return { kind: plainName(str(name)) ? 'User' : 'SystemUser', name: str(name) };
     case 'Group':
