@@ -14,8 +14,19 @@ const JENKINS = JSON.parse(
 ) as JsonObject;
 
 let h: Harness;
+const all = ['create', 'get', 'patch', 'update', 'delete'];
+// Everything the legacy Template needs, except the RBAC group the proxy writes as the caller.
+const LEGACY_ONLY = {
+  user: 'deployer',
+  rules: [
+    { verbs: ['get'], apiGroups: ['template.openshift.io'], resources: ['templates'], namespaces: ['infra'] },
+    { verbs: ['create'], apiGroups: ['template.openshift.io'], resources: ['processedtemplates'] },
+    { verbs: all, apiGroups: [''], resources: ['serviceaccounts'] },
+    { verbs: all, apiGroups: ['authorization.openshift.io'], resources: ['roles', 'rolebindings'] },
+  ],
+};
 beforeAll(async () => {
-  h = await harness();
+  h = await harness({ tokens: { 'deployer-token': LEGACY_ONLY } });
   h.sim.seed({ ...JENKINS, metadata: { name: 'jenkins-persistent', namespace: 'infra' } });
   h.sim.seedTemplate(
     'legacy-rbac',
@@ -212,4 +223,18 @@ describe('the POST, and only where the proxy answered that 404', () => {
       h.sim.clearFaults();
     }
   });
+});
+
+test('without the verbs on rbac.authorization.k8s.io the proxy refuses the caller, and nothing is POSTed', async () => {
+  await using api = await h.connect({ context: 'deployer' });
+  h.sim.clearLog();
+  const error = instance(
+    await rejection(ocp.create('legacy-rbac', { APP: 'perm' }, { ...WORKER, api })),
+    ocp.OperationError,
+  );
+  expect(error.resources.map((r) => r.name)).toEqual(['perm']);
+  const failure = instance(error.failures[0]?.error, ocp.RequestError);
+  expect(failure).toMatchObject({ step: 'Apply', statusCode: 403, code: 'OTC_FORBIDDEN' });
+  expect(failure.message).toContain('cannot get resource "roles" in API group "rbac.authorization.k8s.io"');
+  expect(h.sim.mutations().map((e) => e.method)).toEqual(['POST', 'PATCH', 'PATCH']);
 });
