@@ -14,7 +14,6 @@ import { type FaultRule, FaultTable } from '../faults/rules.ts';
 import { isObject, type JsonObject } from '../objects/fields.ts';
 import { proxiedKind, type RbacBackend, storeBackend } from '../objects/legacy-rbac.ts';
 import { fromRbac, toRbac } from '../objects/rbac-conversion.ts';
-import { StatusError } from '../objects/status.ts';
 import { ObjectStore } from '../objects/store.ts';
 import { StatusError } from '../objects/status.ts';
 import { groupVersions } from '../discovery/answers.ts';
@@ -91,7 +90,8 @@ export class SimulatorServer {
   readonly documents = new OpenApiDocuments();
   readonly openapi: OpenApiDocuments | undefined;
   readonly tables = new TypeTables(this.documents);
-  readonly rbac: RbacBackend = storeBackend(this.store, this.resources);
+  /** The RBAC objects legacy Roles and RoleBindings are: the simulator's own store, in either mode. */
+  readonly rbac: RbacBackend = storeBackend(this.store);
   readonly log: LogEntry[] = [];
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;
