@@ -32,7 +32,10 @@ export class KubeClient {
           headers: {
             authorization: `Bearer ${this.#token}`,
             accept: 'application/json',
-            ...(text === undefined ? {} : { 'content-type': contentType }),
+            // Node frames no DELETE body by itself: a length keeps the socket's next request whole.
+            ...(text === undefined
+              ? {}
+              : { 'content-type': contentType, 'content-length': Buffer.byteLength(text) }),
           },
         },
         (res) => {

@@ -66,7 +66,11 @@ export class Delegate {
             authorization: `Bearer ${this.#server.token}`,
             ...impersonation(as),
             accept: 'application/json',
-            ...(text === undefined ? {} : { 'content-type': 'application/json' }),
+            // Node frames no DELETE body by itself (no chunked encoding for DELETE): without a
+            // length its bytes would reach kube-apiserver as the next request on the socket.
+            ...(text === undefined
+              ? {}
+              : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }),
           },
           timeout: 30_000,
         },
@@ -106,7 +110,9 @@ export class Delegate {
     });
     const status = (answer.body as { status?: { allowed?: unknown; reason?: unknown } }).status;
     if (answer.status !== 201 || typeof status?.allowed !== 'boolean')
-      throw new Error(`SubjectAccessReview answered ${answer.status}`);
+      throw new Error(
+        `SubjectAccessReview answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`,
+      );
     return { allowed: status.allowed, reason: typeof status.reason === 'string' ? status.reason : '' };
   }
 

@@ -91,7 +91,11 @@ export class SimulatorServer {
   readonly openapi: OpenApiDocuments | undefined;
   readonly tables = new TypeTables(this.documents);
   /** The RBAC objects legacy Roles and RoleBindings are: the simulator's own store, in either mode. */
-  readonly rbac: RbacBackend = storeBackend(this.store);
+  /**
+   * What the legacy RBAC proxy reaches: the store; in aggregated mode, for the length of one
+   * synchronous dispatch, kube-apiserver (aggregated/rbac-through-kube.ts).
+   */
+  rbac: RbacBackend = storeBackend(this.store);
   readonly log: LogEntry[] = [];
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;
@@ -285,6 +289,21 @@ export class SimulatorServer {
     if ('answer' in admission) {
       send(response, admission.answer);
       entry.status = admission.answer.code;
+      entry.durationMs = performance.now() - startedPrecise;
+      return;
+    }
+    if (this.#aggregated && 'proxied' in admission) {
+      const own = this.rbac;
+      const answer = await this.#aggregated.throughKube(admission.identity, admission.proxied, (backend) => {
+        this.rbac = backend;
+        try {
+          return respondTo(this, method, url, bytes, identity, request);
+        } finally {
+          this.rbac = own;
+        }
+      });
+      send(response, answer);
+      entry.status = answer.code;
       entry.durationMs = performance.now() - startedPrecise;
       return;
     }
