@@ -150,5 +150,22 @@ describe.skipIf(!clusterKubeconfig)(
       });
       expect(first).toBeNull();
     });
+
+    test('a __proto__ key survives every copy of a create under Warn, to what kube-apiserver stores', async () => {
+      // JSON.parse, not a literal: a literal's __proto__ would set the prototype, not a key.
+      const data = JSON.parse('{"__proto__":"kept","plain":"too"}') as Record<string, string>;
+      const template: ocp.TemplateObject = {
+        apiVersion: 'template.openshift.io/v1',
+        kind: 'Template',
+        metadata: { name: 'proto-key' },
+        objects: [
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sc-proto' }, data, undeclared: 1 },
+        ],
+      };
+      await ocp.create(template, {}, { namespace: 'workers', api, fieldValidation: 'Warn' });
+      const stored = await real.send('GET', '/api/v1/namespaces/workers/configmaps/sc-proto');
+      expect(Object.keys((stored.body as { data: object }).data).sort()).toEqual(['__proto__', 'plain']);
+      await ocp.delete(template, {}, { namespace: 'workers', api });
+    });
   },
 );
