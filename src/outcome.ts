@@ -139,6 +139,16 @@ function isStatus(body: KubernetesStatus | undefined): body is KubernetesStatus 
 }
 
 /**
+ * How server-side apply's refusal of a body its schema does not type begins (a 500, no reason).
+ *
+ * @example
+ * ```ts
+ * const untyped = status.message?.startsWith(TYPED_PATCH_REFUSAL) === true;
+ * ```
+ */
+export const TYPED_PATCH_REFUSAL = 'failed to create typed patch object (';
+
+/**
  * How the messages of a 500 that kube-apiserver produces before anything reaches storage begin,
  * per Status reason. Any other 500 may follow a committed write: etcd3's store passes an etcd
  * client error ("etcdserver: request timed out") on with no reason, and k8s.io/apiserver
@@ -149,7 +159,7 @@ const BEFORE_STORAGE: Record<string, readonly string[]> = {
   // k8s.io/apimachinery pkg/util/managedfields/internal/structuredmerge.go (Apply): the field
   // manager types the apply patch and the live object before the patched object is stored; the
   // handler answers its plain error as a 500 with no reason.
-  '': ['failed to create typed patch object (', 'failed to create typed live object ('],
+  '': [TYPED_PATCH_REFUSAL, 'failed to create typed live object ('],
   // k8s.io/apiserver pkg/util/webhook/error.go (ErrCallingWebhook), made an InternalError by
   // pkg/admission/plugin/webhook/{mutating,validating}/dispatcher.go when a webhook that fails
   // closed could not be called: admission runs before the write.

@@ -57,7 +57,6 @@ interface Added {
 
 export class OpenApiDocuments {
   readonly #started = new Date();
-  #changed = this.#started;
   #index: Map<string, { file: string; hash: string }> | undefined;
   readonly #texts = new Map<string, string>();
   readonly #added = new Map<string, Added[]>();
@@ -96,11 +95,6 @@ export class OpenApiDocuments {
     return text;
   }
 
-  /** When the set of documents last changed: the root's Last-Modified. */
-  lastChange(): Date {
-    return this.#changed;
-  }
-
   /** Every group-version with a document, in the order the root lists them (sorted, as Go does). */
   paths(): string[] {
     const all = [...new Set([...this.#entries().keys(), ...this.#added.keys()])];
@@ -130,9 +124,26 @@ export class OpenApiDocuments {
     if (!main) throw new Error('an added kind needs its resource');
     const path = documentPath(main);
     this.#added.set(path, [...(this.#added.get(path) ?? []), { resources, schema }]);
+    this.#rebuild(path);
+  }
+
+  /**
+   * A CRD version's schema changed (a field added or dropped): the kind added earlier is published
+   * with the new schema, under a new hash, as apiextensions-apiserver republishes it.
+   */
+  change(main: ResourceInfo, schema: JsonObject): void {
+    const path = documentPath(main);
+    const added = this.#added.get(path) ?? [];
+    const index = added.findIndex((a) => a.resources.some((r) => r.kind === main.kind));
+    const entry = added[index];
+    if (entry === undefined) throw new Error(`${main.kind} was not added at run time`);
+    added[index] = { resources: entry.resources, schema };
+    this.#rebuild(path);
+  }
+
+  #rebuild(path: string): void {
     const text = JSON.stringify(this.#build(path));
     this.#rebuilt.set(path, { text, hash: contentHash(text), lastModified: new Date() });
-    this.#changed = new Date();
   }
 
   #pattern(namespaced: boolean): PathPattern {
