@@ -1,6 +1,7 @@
 // The server's own schemas, as create() types rendered objects with them: the OpenAPI v3 root
-// (`GET /openapi/v3`, kept per Connection, read again after a miss like discovery) and one
-// hash-addressed document per group-version (k8s.io/kube-openapi pkg/handler3/handler.go),
+// (`GET /openapi/v3`, merged by kube-aggregator's spec proxier; kept per Connection, read again
+// after a miss like discovery, at a bounded age, and after the server refused an apply as untyped)
+// and one hash-addressed document per group-version (k8s.io/kube-openapi pkg/handler3/handler.go),
 // turned into a compact table at once and kept in the process-wide cache (schema-cache.ts).
 import { debuglog } from 'node:util';
 import { RequestError } from '../errors.ts';
