@@ -6,7 +6,7 @@
 import { afterAll, afterEach, expect, test, vi } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { ROOT_MAX_AGE_MS } from '../../src/connection/openapi.ts';
-import type { JsonObject, LogEntry } from '../../simulator/index.ts';
+import type { FaultAction, JsonObject, LogEntry } from '../../simulator/index.ts';
 import { type Harness, harness, instance, rejection } from '../helpers.ts';
 import { outlast } from './typing-helpers.ts';
 
@@ -24,6 +24,14 @@ const ROOT = '/openapi/v3';
 const gets = (h: Harness, path: string): LogEntry[] =>
   h.sim.log.filter((e) => e.method === 'GET' && e.path === path);
 const OPTIONS = { namespace: 'workers', templateNamespace: 'infra' } as const;
+
+/** kubevirt.io/v1's document answers `action` (`times` times, default always); returns its path. */
+function documentAnswers(h: Harness, action: FaultAction, times?: number): string {
+  const path = `${ROOT}/apis/kubevirt.io/v1`;
+  const pattern = new RegExp(`^${path.replaceAll('.', '\\.')}$`);
+  h.sim.addFault({ method: 'GET', path: pattern, action, ...(times === undefined ? {} : { times }) });
+  return path;
+}
 
 function configMap(name: string, extra: JsonObject = {}): JsonObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' }, ...extra };
@@ -76,12 +84,7 @@ test('a 404 of the root is asked again before an object is applied untyped', asy
 
 test('a document that answered "none" is not asked for again until the root is read again', async () => {
   const h = await fresh();
-  const path = `${ROOT}/apis/kubevirt.io/v1`;
-  h.sim.addFault({
-    method: 'GET',
-    path: new RegExp(`^${path.replaceAll('.', '\\.')}$`),
-    action: { type: 'raw', code: 200, contentType: 'application/json', body: '' },
-  });
+  const path = documentAnswers(h, { type: 'raw', code: 200, contentType: 'application/json', body: '' });
   const said: string[] = [];
   await using api = await h.connect({ onWarning: (w) => said.push(w.text) });
   for (const name of ['n-1', 'n-2', 'n-3'])
@@ -96,13 +99,7 @@ test('a document that answered "none" is not asked for again until the root is r
 
 test('a document that answered 404 once is asked again when the root is read again', async () => {
   const h = await fresh();
-  const path = `${ROOT}/apis/kubevirt.io/v1`;
-  h.sim.addFault({
-    method: 'GET',
-    path: new RegExp(`^${path.replaceAll('.', '\\.')}$`),
-    times: 1,
-    action: { type: 'status', code: 404, reason: 'NotFound', message: 'not yet' },
-  });
+  const path = documentAnswers(h, { type: 'status', code: 404, reason: 'NotFound', message: 'not yet' }, 1);
   await using api = await h.connect({ onWarning: () => undefined });
   await ocp.create('worker-template', { VM_NAME: 'a-1' }, { ...OPTIONS, api });
   await outlast();

@@ -20,6 +20,16 @@ const secretOf = (name: string): string => `/api/v1/namespaces/workers/secrets/$
 const attempts = (path: string): number[] =>
   h.sim.log.filter((e) => e.method === 'PATCH' && e.path === path).map((e) => e.status);
 
+/** The first apply of the job's Secret draws a GOAWAY with `errorCode`. */
+function goAwayOn(name: string, errorCode: number, execute = false): void {
+  h.sim.addFault({
+    method: 'PATCH',
+    path: secretOf(name),
+    nth: 1,
+    action: { type: 'goaway', errorCode, execute },
+  });
+}
+
 async function cleanUp(api: ocp.Connection, ...names: string[]): Promise<void> {
   h.sim.clearFaults();
   for (const name of names) await ocp.delete('worker-template', { VM_NAME: name }, { ...WORKER, api });
@@ -31,12 +41,7 @@ test('a stream above the last-stream-id of an ENHANCE_YOUR_CALM GOAWAY is sent o
   const overH2 = h.sim.stats().h2 > 0;
   const connections = h.sim.stats().connections;
   h.sim.clearLog();
-  h.sim.addFault({
-    method: 'PATCH',
-    path: secretOf('calm'),
-    nth: 1,
-    action: { type: 'goaway', errorCode: ENHANCE_YOUR_CALM },
-  });
+  goAwayOn('calm', ENHANCE_YOUR_CALM);
   const job = ocp.create('worker-template', { VM_NAME: 'calm' }, { ...WORKER, api });
   if (overH2) {
     expect((await job).map((r) => r.name)).toEqual(['calm-config', 'calm-credentials', 'calm']);
@@ -54,12 +59,7 @@ test('the stream at the last-stream-id of an INTERNAL_ERROR GOAWAY is not sent a
   await using api = await h.connect();
   h.sim.clearLog();
   // The server handles the apply, then sends GOAWAY naming its stream as the last it processed.
-  h.sim.addFault({
-    method: 'PATCH',
-    path: secretOf('inner'),
-    nth: 1,
-    action: { type: 'goaway', errorCode: INTERNAL_ERROR, execute: true },
-  });
+  goAwayOn('inner', INTERNAL_ERROR, true);
   const error = instance(
     await rejection(ocp.create('worker-template', { VM_NAME: 'inner' }, { ...WORKER, api })),
     ocp.OperationError,
@@ -80,12 +80,7 @@ test('of two streams in flight, only the one above the last-stream-id is sent ag
   h.sim.clearLog();
   // The first job's apply is handled and held unanswered; the second's draws the GOAWAY.
   h.sim.addFault({ method: 'PATCH', path: secretOf('below'), action: { type: 'hang', execute: true } });
-  h.sim.addFault({
-    method: 'PATCH',
-    path: secretOf('above'),
-    nth: 1,
-    action: { type: 'goaway', errorCode: ENHANCE_YOUR_CALM },
-  });
+  goAwayOn('above', ENHANCE_YOUR_CALM);
   const below = ocp.create('worker-template', { VM_NAME: 'below' }, { ...WORKER, api });
   below.catch(() => undefined);
   await settles(() => attempts(secretOf('below')).length, 1);
