@@ -57,6 +57,7 @@ interface Added {
 
 export class OpenApiDocuments {
   readonly #started = new Date();
+  #changed = this.#started;
   #index: Map<string, { file: string; hash: string }> | undefined;
   readonly #texts = new Map<string, string>();
   readonly #added = new Map<string, Added[]>();
@@ -69,6 +70,19 @@ export class OpenApiDocuments {
    */
   restrictTo(paths: ReadonlySet<string>): void {
     this.#only = paths;
+  }
+
+  /**
+   * Whether these are an aggregated server's own documents, served by its own handler3 (its root
+   * with an ETag), not kube-apiserver's merged root behind the aggregator.
+   */
+  get restricted(): boolean {
+    return this.#only !== undefined;
+  }
+
+  /** When the set of documents last changed: handler3's root's Last-Modified. */
+  lastChange(): Date {
+    return this.#changed;
   }
 
   /** The generated index (paths → file and hash): read once, on the first request that needs it. */
@@ -143,7 +157,8 @@ export class OpenApiDocuments {
 
   #rebuild(path: string): void {
     const text = JSON.stringify(this.#build(path));
-    this.#rebuilt.set(path, { text, hash: contentHash(text), lastModified: new Date() });
+    this.#changed = new Date();
+    this.#rebuilt.set(path, { text, hash: contentHash(text), lastModified: this.#changed });
   }
 
   #pattern(namespaced: boolean): PathPattern {

@@ -4,9 +4,10 @@
 // http.ServeContent with time.Now() and no ETag; handleGroupVersion answers a bare 404 for a
 // group-version no APIService lists and hands the others to their server's handler, for
 // kube-apiserver's own k8s.io/kube-openapi pkg/handler3/handler.go (HandleGroupVersion, through
-// ServeContent, which answers If-None-Match with 304).
+// ServeContent, which answers If-None-Match with 304). In aggregated mode the simulator is
+// openshift-apiserver behind that aggregator, and serves its own root by handler3.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { OpenApiDocuments } from './documents.ts';
+import { contentHash, type OpenApiDocuments } from './documents.ts';
 
 /** What the server sends: status, content type ('' for none), body and headers. */
 export interface OpenApiAnswer {
@@ -83,13 +84,18 @@ function rootNotModified(headers: IncomingHttpHeaders, now: Date): boolean {
 
 /**
  * The merged root: no Content-Type of its own, so ServeContent sniffs the JSON as text; a
- * Last-Modified of the moment and no ETag, so a client can only read it whole again.
+ * Last-Modified of the moment and no ETag, so a client can only read it whole again. An aggregated
+ * server (openshift-apiserver) serves its own root by handler3: JSON with an ETag.
  */
 function root(documents: OpenApiDocuments, headers: IncomingHttpHeaders): OpenApiAnswer {
   const paths: Record<string, { serverRelativeURL: string }> = {};
   for (const path of documents.paths()) {
     const hash = documents.hash(path);
     if (hash !== undefined) paths[path] = { serverRelativeURL: serverRelativeUrl(path, hash) };
+  }
+  if (documents.restricted) {
+    const text = JSON.stringify({ paths });
+    return serve(text, `"${contentHash(text)}"`, documents.lastChange(), headers, {});
   }
   const now = new Date();
   if (rootNotModified(headers, now)) return { code: 304, type: '', text: '', headers: {} };
@@ -109,9 +115,11 @@ function groupVersion(
 ): OpenApiAnswer {
   const document = documents.document(path);
   // The aggregator's handleGroupVersion, before any handler3: w.WriteHeader(404), no body.
-  if (!document) return { code: 404, type: '', text: '', headers: {} };
+  if (!document && !documents.restricted) return { code: 404, type: '', text: '', headers: {} };
   const vary = { Vary: 'Accept' };
   if (!acceptsJson(headers.accept)) return { code: 406, type: '', text: '', headers: vary };
+  // handler3 returns without writing for a group-version it does not know: an empty 200.
+  if (!document) return { code: 200, type: '', text: '', headers: vary };
   const etag = `"${document.hash}"`;
   const hash = url.searchParams.get('hash') ?? '';
   if (hash !== '' && hash !== document.hash) {
