@@ -1,5 +1,5 @@
-// A job whose Template holds RBAC objects (Role and RoleBinding of rbac.authorization.k8s.io/v1
-// and of OpenShift's authorization.openshift.io/v1) round-trips through what the wire and the
+// A job whose Template holds RBAC objects (Role and RoleBinding of rbac.authorization.k8s.io/v1,
+// of OpenShift's authorization.openshift.io/v1, and in its 3.x spelling `v1`) round-trips through what the wire and the
 // schema root can do to a long-lived Connection: a GOAWAY with an error code in the middle of the
 // create, and a schema that changed under it. Create, a replayed create that keeps every UID, get,
 // and delete from a new Connection.
@@ -38,6 +38,15 @@ function rbacObjects(): JsonObject[] {
       roleRef: { name: '${JOB}-legacy', namespace: 'workers' },
       subjects,
     },
+    // OpenShift 3.x spellings, which the server's processing puts into authorization.openshift.io.
+    { apiVersion: 'v1', kind: 'Role', metadata: { name: '${JOB}-old' }, rules },
+    {
+      apiVersion: 'v1',
+      kind: 'RoleBinding',
+      metadata: { name: '${JOB}-view' },
+      roleRef: { name: 'view' },
+      subjects,
+    },
   ];
 }
 
@@ -53,7 +62,7 @@ const REFUSAL =
 async function roundTrip(job: string, disturb: (api: ocp.Connection) => Promise<void> | void): Promise<void> {
   const params = { JOB: job };
   const refs = await (async () => {
-    await using api = await h.connect();
+    await using api = await h.connect({ onWarning: () => undefined });
     await disturb(api);
     const created = await ocp.create('rbac-job', params, { ...WORKER, api });
     h.sim.clearFaults();
@@ -64,7 +73,7 @@ async function roundTrip(job: string, disturb: (api: ocp.Connection) => Promise<
     return created;
   })();
   expect(refs.every((r) => r.created && typeof r.uid === 'string')).toBe(true);
-  await using fresh = await h.connect();
+  await using fresh = await h.connect({ onWarning: () => undefined });
   const target = { namespace: WORKER.namespace, api: fresh };
   const deleted = await ocp.delete({ resources: refs, ...target });
   expect(deleted.map((r) => r.uid)).toEqual([...refs].reverse().map((r) => r.uid));
