@@ -23,6 +23,7 @@ import { writeReport, type Row } from './report.ts';
 import { measureTracingCost, type TracingCost } from './tracing.ts';
 import { type ProxyRow, proxyCountFailures, runProxyBench } from './proxy.ts';
 import { firstCreates, typingRequestChecks } from './typing.ts';
+import { revalidationChecks } from './typing-revalidate.ts';
 import { corpusHeap, DEFAULT_CORPUS } from './typing-corpus.ts';
 import type { TypingReport } from './typing-report.ts';
 
@@ -327,8 +328,10 @@ try {
     const progress = (line: string): void => {
       if (!values.json) process.stderr.write(`${line}\n`);
     };
-    for (const protocol of ['h2', 'http1'] as const)
+    for (const protocol of ['h2', 'http1'] as const) {
       typing.checks.push(...(await typingRequestChecks(protocol, typingDir)));
+      typing.checks.push(...(await revalidationChecks(protocol, typingDir)));
+    }
     for (const check of typing.checks) {
       progress(`typing ${check.ok ? 'ok  ' : 'FAIL'} ${check.label}: ${check.detail}`);
       if (!check.ok) failures.push(`typing ${check.label}: ${check.detail}`);
@@ -360,6 +363,6 @@ if (failures.length > 0) {
   process.exitCode = 1;
 } else {
   process.stderr.write(
-    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection; bursts stayed within ${DEFAULT_MAX_SOCKETS} sockets; through a proxy, one tunnel per connection; typing read the schema root once per Connection and each document once per process, before any PATCH and on no new connection\n`,
+    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection; bursts stayed within ${DEFAULT_MAX_SOCKETS} sockets; through a proxy, one tunnel per connection; typing read the schema root once per Connection (again only after the server refused an apply as untyped) and each document once per process, before any PATCH and on no new connection\n`,
   );
 }

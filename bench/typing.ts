@@ -114,7 +114,7 @@ export function firstCreateChecks(
   ];
 }
 
-function totalCheck(
+export function totalCheck(
   label: string,
   log: LogEntry[],
   expected: { root: number; documents: number; others: number },
@@ -130,7 +130,7 @@ function totalCheck(
   };
 }
 
-function noErrors(label: string, result: StepResult): CountCheck[] {
+export function noErrors(label: string, result: StepResult): CountCheck[] {
   return result.errors.length === 0
     ? []
     : [{ label: `${label}: the create succeeds`, ok: false, detail: result.errors.slice(0, 3).join(' | ') }];
@@ -139,10 +139,12 @@ function noErrors(label: string, result: StepResult): CountCheck[] {
 const N = 4;
 const D = 3;
 const TEMPLATE = `bench-${N}-${D}`;
+/** The Template the request-count checks create: N objects over D group-versions. */
+export const COUNTED = { n: N, d: D, template: TEMPLATE } as const;
 /** Long enough that requests sent at once overlap in the simulator's log whatever the machine. */
 const OVERLAP_LATENCY_MS = 50;
 
-async function benchSimulator(protocol: Protocol, openapiV3 = true): Promise<Simulator> {
+export async function benchSimulator(protocol: Protocol, openapiV3 = true): Promise<Simulator> {
   const sim = await startSimulator({
     protocol,
     openapiV3,

@@ -5,7 +5,7 @@ import { type ClientCertificate, issueClientCertificate, type TlsMaterial } from
 import type { AggregatedOptions } from './aggregated/mode.ts';
 import type { FaultRule } from './faults/rules.ts';
 import type { Json, JsonObject } from './objects/fields.ts';
-import { type AddedKind, addKind } from './discovery/openapi/kinds.ts';
+import { type AddedKind, addKind, changeKindSchema } from './discovery/openapi/kinds.ts';
 import { infoForObject } from './discovery/resources.ts';
 import { type LogEntry, type Protocol, SimulatorServer } from './http/server.ts';
 import { exampleObjects } from './seed.ts';
@@ -121,6 +121,19 @@ export interface Simulator {
    * });
    */
   addResource(kind: AddedKind): void;
+  /**
+   * Updates the CRD of a kind added by `addResource` with a new schema: from now on its objects
+   * are typed by it, and `/openapi/v3` lists its group-version under a new hash.
+   *
+   * @example
+   * sim.changeResourceSchema({
+   *   group: 'example.com',
+   *   version: 'v1',
+   *   kind: 'Widget',
+   *   schema: { type: 'object', properties: { spec: { type: 'object', properties: {} } } },
+   * });
+   */
+  changeResourceSchema(change: Pick<AddedKind, 'group' | 'version' | 'kind' | 'schema'>): void;
   /** Stops listening and drops every connection; `comeBack()` listens again on the same port. */
   goDown(): Promise<void>;
   comeBack(): Promise<void>;
@@ -249,6 +262,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     objectCount: () => server.store.count(),
     addResource: (kind) => {
       addKind(server.resources, server.documents, kind);
+    },
+    changeResourceSchema: (change) => {
+      changeKindSchema(server.resources, server.documents, change);
     },
     goDown: () => server.goDown(),
     comeBack: () => server.comeBack(),

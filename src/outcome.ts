@@ -138,15 +138,47 @@ function isStatus(body: KubernetesStatus | undefined): body is KubernetesStatus 
   return body?.kind === 'Status';
 }
 
+/**
+ * How server-side apply's refusal of a body its schema does not type begins (a 500, no reason).
+ *
+ * @example
+ * ```ts
+ * const untyped = status.message?.startsWith(TYPED_PATCH_REFUSAL) === true;
+ * ```
+ */
+export const TYPED_PATCH_REFUSAL = 'failed to create typed patch object (';
+
+/**
+ * How the messages of a 500 that kube-apiserver produces before anything reaches storage begin,
+ * per Status reason. Any other 500 may follow a committed write: etcd3's store passes an etcd
+ * client error ("etcdserver: request timed out") on with no reason, and k8s.io/apiserver
+ * pkg/storage/errors makes internal and corrupt-object errors an `InternalError`, also for a
+ * decode after the transaction.
+ */
+const BEFORE_STORAGE: Record<string, readonly string[]> = {
+  // k8s.io/apimachinery pkg/util/managedfields/internal/structuredmerge.go (Apply): the field
+  // manager types the apply patch and the live object before the patched object is stored; the
+  // handler answers its plain error as a 500 with no reason.
+  '': [TYPED_PATCH_REFUSAL, 'failed to create typed live object ('],
+  // k8s.io/apiserver pkg/util/webhook/error.go (ErrCallingWebhook), made an InternalError by
+  // pkg/admission/plugin/webhook/{mutating,validating}/dispatcher.go when a webhook that fails
+  // closed could not be called: admission runs before the write.
+  InternalError: ['Internal error occurred: failed calling webhook "'],
+};
+
+/** A 500 is refused only when its message is one upstream produces before anything is stored. */
+function internalErrorOutcome(status: KubernetesStatus): Outcome {
+  const starts = BEFORE_STORAGE[status.reason ?? ''] ?? [];
+  const message = status.message ?? '';
+  return starts.some((start) => message.startsWith(start)) ? 'refused' : 'unknown';
+}
+
 /** An answer outside 2xx: refused only when a Kubernetes Status says the server did not act. */
 export function answerOutcome(statusCode: number, status: KubernetesStatus | undefined): Outcome {
   if (!isStatus(status)) return 'unknown';
   if (status.reason === 'Timeout' || status.reason === 'ServerTimeout') return 'unknown';
   if (statusCode >= 400 && statusCode < 500) return statusCode === 408 ? 'unknown' : 'refused';
-  if (statusCode === 500) {
-    const reason = status.reason ?? '';
-    return reason === '' || reason === 'InternalError' ? 'refused' : 'unknown';
-  }
+  if (statusCode === 500) return internalErrorOutcome(status);
   return statusCode === 503 ? 'refused' : 'unknown';
 }
 

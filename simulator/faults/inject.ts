@@ -98,6 +98,11 @@ export async function applyFault(fault: FaultAction, request: FaultedRequest): P
       else response.socket?.destroy();
       finish(0);
       return;
+    case 'goaway':
+      if (fault.execute) execute();
+      goAway(response, fault.errorCode, fault.execute === true);
+      finish(0);
+      return;
     case 'truncate':
     case 'stall-body':
     case 'reset-mid-body':
@@ -105,6 +110,19 @@ export async function applyFault(fault: FaultAction, request: FaultedRequest): P
       await cutBody(fault, request);
       return;
   }
+}
+
+/**
+ * A GOAWAY naming the last stream processed: this request's, or the one before it (client streams
+ * are odd and count up by two). The client ends the connection on an error code.
+ */
+function goAway(response: Response, errorCode: number, processed: boolean): void {
+  if (!('stream' in response)) {
+    response.socket?.destroy();
+    return;
+  }
+  const id = response.stream.id ?? 0;
+  response.stream.session?.goaway(errorCode, processed ? id : Math.max(0, id - 2));
 }
 
 type BodyFault = Extract<FaultAction, { type: 'truncate' | 'stall-body' | 'reset-mid-body' | 'trickle' }>;

@@ -39,6 +39,14 @@ export type FaultAction =
    */
   | { type: 'refuse-stream' }
   /**
+   * End the connection for an error, as Go's HTTP/2 server does (ENHANCE_YOUR_CALM 0xb for a
+   * misbehaving client, INTERNAL_ERROR 0x2): a GOAWAY with `errorCode` whose last-stream-id is the
+   * stream before this request's, so this request (and any later) was not processed (RFC 9113
+   * section 6.8). With `execute` the request is handled first and the id is its own stream's. No
+   * answer either way. HTTP/1.1 has no such frame: the connection is closed without an answer.
+   */
+  | { type: 'goaway'; errorCode: number; execute?: boolean }
+  /**
    * Handle the request as usual and add these `Warning` header field values to its answer, exactly
    * as given (each one a header field; a value may hold several comma-separated warnings).
    */

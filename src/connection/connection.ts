@@ -5,7 +5,7 @@ import { debuglog } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
 import { Credentials } from './credentials.ts';
-import { OpenApiSchemas } from './openapi.ts';
+import { OpenApiSchemas, refusedAsUntyped } from './openapi.ts';
 import { RequestError, stoppedBy } from '../errors.ts';
 import {
   abortedBeforeSending,
@@ -272,6 +272,7 @@ export class ClusterConnection implements Connection {
         ),
       );
       debug('%s %s %d %dms %s', request.method, request.path, answer.code, elapsed(), failure.message);
+      if (refusedAsUntyped(answer.code, body)) this.schemas.expireRoot();
       throw failure;
     }
     debug(

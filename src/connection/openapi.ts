@@ -1,8 +1,11 @@
 // The server's own schemas, as create() types rendered objects with them: the OpenAPI v3 root
-// (`GET /openapi/v3`, kept per Connection, read again after a miss like discovery) and one
-// hash-addressed document per group-version (k8s.io/kube-openapi pkg/handler3/handler.go),
+// (`GET /openapi/v3`, merged by kube-aggregator's spec proxier; kept per Connection, read again
+// after a miss like discovery, at a bounded age, and after the server refused an apply as untyped)
+// and one hash-addressed document per group-version (k8s.io/kube-openapi pkg/handler3/handler.go),
 // turned into a compact table at once and kept in the process-wide cache (schema-cache.ts).
+import { debuglog } from 'node:util';
 import { RequestError } from '../errors.ts';
+import { TYPED_PATCH_REFUSAL } from '../outcome.ts';
 import { compactTypes, type GroupVersionSchema } from '../schema/index.ts';
 import { isRecord } from '../util/json.ts';
 import type { ApiRequest, ApiResponse } from './requests.ts';
@@ -10,7 +13,36 @@ import { cachedSchema, downloadInFlight, rememberSchema, shareDownload } from '.
 import { type CallerWait, SharedAnswers } from './shared-answers.ts';
 import type { WarningRoute } from './warnings.ts';
 
+const debug = debuglog('openshift-templates');
+
 export const OPENAPI_ROOT = '/openapi/v3';
+
+/**
+ * How long a Connection types with the root it read before it reads it again. kube-apiserver's
+ * merged root has no ETag and a Last-Modified of the moment (kube-aggregator
+ * pkg/controllers/openapiv3/aggregator, handleDiscovery), so checking it costs a full GET: once a
+ * minute bounds both that cost and how long a CRD update that drops a field goes unseen, as the
+ * token file's re-read does for credentials.
+ */
+export const ROOT_MAX_AGE_MS = 60_000;
+
+/**
+ * Whether the server refused an apply because its body does not type against the schema it holds
+ * now: the root a Connection types with may be older than that schema.
+ *
+ * @example
+ * ```ts
+ * if (refusedAsUntyped(answer.code, body)) connection.schemas.expireRoot();
+ * ```
+ */
+export function refusedAsUntyped(code: number, body: unknown): boolean {
+  return (
+    code === 500 &&
+    isRecord(body) &&
+    typeof body.message === 'string' &&
+    body.message.startsWith(TYPED_PATCH_REFUSAL)
+  );
+}
 
 /** apiextensions-apiserver's title for the documents of CRD-served group-versions (builder.go). */
 const CRD_TITLE = 'Kubernetes CRD Swagger';
@@ -73,7 +105,10 @@ export class OpenApiSchemas {
   readonly #root: SharedAnswers<Root>;
   /** A document's table, or what its URL answered instead. */
   readonly #documents: SharedAnswers<GroupVersionSchema | string>;
-  /** Document URLs that answered "none", with what they answered: not asked again. */
+  /**
+   * Document URLs that answered "none", with what they answered: not asked again until the root
+   * is read again (at most ROOT_MAX_AGE_MS later while creates run), which forgets them all.
+   */
   readonly #absent = new Map<string, string>();
   /** What was said once per Connection: group-versions applied without typing. */
   readonly #told = new Set<string>();
@@ -107,9 +142,7 @@ export class OpenApiSchemas {
     wait: CallerWait,
     route: WarningRoute,
   ): Promise<Map<string, SchemaLookup>> {
-    const root = fresh
-      ? await this.#root.refresh(OPENAPI_ROOT, wait, route)
-      : await this.#root.get(OPENAPI_ROOT, wait, route);
+    const root = await this.#currentRoot(fresh, wait, route);
     const one = async (apiVersion: string): Promise<[string, SchemaLookup]> => {
       if (root === undefined) return [apiVersion, { missing: 'unpublished' }];
       const url = root.get(rootPath(apiVersion));
@@ -130,6 +163,30 @@ export class OpenApiSchemas {
     return new Map(found);
   }
 
+  /** The server refused an apply as untyped: the next create reads the root again first. */
+  expireRoot(): void {
+    this.#root.expire(OPENAPI_ROOT);
+  }
+
+  /**
+   * The root to type with: read again when asked (`fresh`), or when the one held is older than
+   * ROOT_MAX_AGE_MS or expired. Where reading it again fails, the root held stands: the server
+   * still types every apply itself.
+   */
+  async #currentRoot(fresh: boolean, wait: CallerWait, route: WarningRoute): Promise<Root> {
+    if (fresh) return this.#root.refresh(OPENAPI_ROOT, wait, route);
+    if (!this.#root.due(OPENAPI_ROOT, ROOT_MAX_AGE_MS)) return this.#root.get(OPENAPI_ROOT, wait, route);
+    try {
+      return await this.#root.refresh(OPENAPI_ROOT, wait, route);
+    } catch (error) {
+      // Only a failed read puts the old root back; a caller's own limit or signal ends the wait.
+      const closed = error instanceof RequestError && error.code === 'OTC_CONNECTION_CLOSED';
+      if (closed || wait.signal?.aborted || !this.#root.due(OPENAPI_ROOT, ROOT_MAX_AGE_MS)) throw error;
+      debug('Schema: the OpenAPI v3 root could not be read again, so the one held stands: %s', String(error));
+      return this.#root.get(OPENAPI_ROOT, wait, route);
+    }
+  }
+
   /** True the first time a key is told on this Connection: the once-per-Connection warnings. */
   firstTime(key: string): boolean {
     if (this.#told.has(key)) return false;
@@ -146,6 +203,8 @@ export class OpenApiSchemas {
         target: OPENAPI_ROOT,
         warnings: route,
       });
+      // A root read again may list a document again that answered "none" before.
+      this.#absent.clear();
       return parseRoot(body);
     } catch (error) {
       if (error instanceof RequestError && error.statusCode === 404) return undefined;

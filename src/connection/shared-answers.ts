@@ -12,6 +12,8 @@ interface Entry<T> {
   promise: Promise<T>;
   fetchedAt: number;
   settled: boolean;
+  /** The answer may be out of date (the server said so): the next refresh() fetches at once. */
+  expired?: boolean;
 }
 
 /** What bounds one caller's wait: its operation's signal and read limit. */
@@ -56,8 +58,30 @@ export class SharedAnswers<T> {
    */
   refresh(key: string, wait: CallerWait, route?: WarningRoute): Promise<T> {
     const entry = this.#entries.get(key);
-    const fresh = entry && (!entry.settled || performance.now() - entry.fetchedAt < MIN_REDISCOVERY_MS);
+    const fresh =
+      entry &&
+      (!entry.settled ||
+        (entry.expired !== true && performance.now() - entry.fetchedAt < MIN_REDISCOVERY_MS));
     return this.#wait(fresh ? entry : this.#start(key, route, entry), key, wait);
+  }
+
+  /**
+   * Whether the answer held is out of date: settled and at least `maxAgeMs` old, or expired. A
+   * fetch in flight is not: it is the fresh answer.
+   */
+  due(key: string, maxAgeMs: number): boolean {
+    const entry = this.#entries.get(key);
+    if (entry?.settled !== true) return false;
+    return entry.expired === true || performance.now() - entry.fetchedAt >= maxAgeMs;
+  }
+
+  /**
+   * The answer held, or being fetched, may be out of date: the next refresh() fetches again at
+   * once. It stays until then, for callers that prefer a stale answer to none.
+   */
+  expire(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry) entry.expired = true;
   }
 
   /**

@@ -53,6 +53,19 @@ export interface StreamBook {
   closed(session: ClientHttp2Session, cancel: (error: Error) => void): void;
   /** The server answered on this session: it is alive. */
   heard(session: ClientHttp2Session): void;
+  /** The last-stream-id of the GOAWAY the session received, if any: streams above it were not processed. */
+  lastProcessed(session: ClientHttp2Session): number | undefined;
+}
+
+/**
+ * Whether the server said it did not process a stream that failed before its answer: it refused
+ * the stream, or a GOAWAY named a lower last-stream-id (RFC 9113 section 6.8), whatever its error
+ * code. A stream with no id was never sent. A failure of our own (an abort, a read limit) is not.
+ */
+function unprocessed(stream: ClientHttp2Stream, last: number | undefined, error: Error): boolean {
+  if (stream.rstCode === REFUSED_STREAM) return true;
+  if (last === undefined || error instanceof ReadTimeoutError || error.name === 'AbortError') return false;
+  return stream.id === undefined || stream.id > last;
 }
 
 export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: StreamBook): Promise<Answer> {
@@ -86,7 +99,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
       if (!settle()) return;
       // Only a reset: destroying the stream right after closing it is what wedges node:http2.
       if (!stream.closed) stream.close(CANCEL);
-      const refused = code === 0 && stream.rstCode === REFUSED_STREAM;
+      const refused = code === 0 && unprocessed(stream, book.lastProcessed(session), error);
       reject(refused ? new RefusedStreamError(error) : error);
     };
     const onAbort = (): void => {

@@ -71,7 +71,10 @@ export class Transport {
     heard: (session) => {
       this.#heard.set(session, performance.now());
     },
+    lastProcessed: (session) => this.#lastProcessed.get(session),
   };
+  /** The lowest last-stream-id a session's GOAWAYs named (a server may send several, each lower). */
+  readonly #lastProcessed = new WeakMap<ClientHttp2Session, number>();
 
   constructor(undici: Undici, settings: TransportSettings) {
     this.#settings = settings;
@@ -114,7 +117,8 @@ export class Transport {
       // Silence may mean the connection died without a word (a load balancer failed over): ask.
       if (error instanceof ReadTimeoutError) void this.#alive(session);
       if (!(error instanceof RefusedStreamError)) throw error;
-      // Unprocessed by the server's own word; once more on a fresh session.
+      // Unprocessed by the server's own word (a refused stream, a GOAWAY's last-stream-id below
+      // it); once more on a fresh session.
       const fresh = await this.#h2Session(exchange.signal);
       return fresh === undefined ? this.#viaH1(exchange) : this.#viaH2(fresh, exchange);
     }
@@ -214,7 +218,12 @@ export class Transport {
     const forget = (): void => {
       if (this.#session === session) this.#session = undefined;
     };
-    session.on('goaway', forget);
+    // Recorded before node:http2 ends the streams: for an error code it destroys the session at
+    // once, failing every stream; those above the last-stream-id are sent again (send() above).
+    session.on('goaway', (_code: number, last: number) => {
+      this.#lastProcessed.set(session, Math.min(last, this.#lastProcessed.get(session) ?? last));
+      forget();
+    });
     session.on('close', forget);
     session.unref();
     this.#heard.set(session, performance.now());

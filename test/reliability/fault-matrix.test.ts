@@ -184,7 +184,7 @@ const EXPECTED: Record<string, [ocp.Outcome, ocp.RequestErrorCode]> = {
   '409 (apply conflict / UID precondition)': ['refused', 'OTC_CONFLICT'],
   '422': ['refused', 'OTC_INVALID'],
   '429': ['refused', 'OTC_TOO_MANY_REQUESTS'],
-  '500': ['refused', 'OTC_SERVER_ERROR'],
+  '500': ['unknown', 'OTC_SERVER_ERROR'],
   '503': ['refused', 'OTC_UNAVAILABLE'],
   '504 Timeout Status': ['unknown', 'OTC_SERVER_TIMEOUT'],
   'malformed JSON body': ['unknown', 'OTC_BAD_RESPONSE'],

@@ -72,6 +72,19 @@ export class OpenApiDocuments {
     this.#only = paths;
   }
 
+  /**
+   * Whether these are an aggregated server's own documents, served by its own handler3 (its root
+   * with an ETag), not kube-apiserver's merged root behind the aggregator.
+   */
+  get restricted(): boolean {
+    return this.#only !== undefined;
+  }
+
+  /** When the set of documents last changed: handler3's root's Last-Modified. */
+  lastChange(): Date {
+    return this.#changed;
+  }
+
   /** The generated index (paths → file and hash): read once, on the first request that needs it. */
   #entries(): Map<string, { file: string; hash: string }> {
     this.#index ??= new Map(
@@ -94,11 +107,6 @@ export class OpenApiDocuments {
       this.#texts.set(path, text);
     }
     return text;
-  }
-
-  /** When the set of documents last changed: the root's Last-Modified. */
-  lastChange(): Date {
-    return this.#changed;
   }
 
   /** Every group-version with a document, in the order the root lists them (sorted, as Go does). */
@@ -130,9 +138,27 @@ export class OpenApiDocuments {
     if (!main) throw new Error('an added kind needs its resource');
     const path = documentPath(main);
     this.#added.set(path, [...(this.#added.get(path) ?? []), { resources, schema }]);
+    this.#rebuild(path);
+  }
+
+  /**
+   * A CRD version's schema changed (a field added or dropped): the kind added earlier is published
+   * with the new schema, under a new hash, as apiextensions-apiserver republishes it.
+   */
+  change(main: ResourceInfo, schema: JsonObject): void {
+    const path = documentPath(main);
+    const added = this.#added.get(path) ?? [];
+    const index = added.findIndex((a) => a.resources.some((r) => r.kind === main.kind));
+    const entry = added[index];
+    if (entry === undefined) throw new Error(`${main.kind} was not added at run time`);
+    added[index] = { resources: entry.resources, schema };
+    this.#rebuild(path);
+  }
+
+  #rebuild(path: string): void {
     const text = JSON.stringify(this.#build(path));
-    this.#rebuilt.set(path, { text, hash: contentHash(text), lastModified: new Date() });
     this.#changed = new Date();
+    this.#rebuilt.set(path, { text, hash: contentHash(text), lastModified: this.#changed });
   }
 
   #pattern(namespaced: boolean): PathPattern {

@@ -1,6 +1,11 @@
-// `GET /openapi/v3` and `GET /openapi/v3/<group-version>` as kube-apiserver answers them
-// (k8s.io/kube-openapi pkg/handler3/handler.go: HandleDiscovery, HandleGroupVersion, served through
-// net/http's ServeContent, which answers If-None-Match with 304).
+// `GET /openapi/v3` and `GET /openapi/v3/<group-version>` as kube-apiserver answers them. In front
+// is kube-aggregator's spec proxier (kubernetes/kube-aggregator pkg/controllers/openapiv3/aggregator,
+// aggregator.go): handleDiscovery merges every APIService's root and serves it by
+// http.ServeContent with time.Now() and no ETag; handleGroupVersion answers a bare 404 for a
+// group-version no APIService lists and hands the others to their server's handler, for
+// kube-apiserver's own k8s.io/kube-openapi pkg/handler3/handler.go (HandleGroupVersion, through
+// ServeContent, which answers If-None-Match with 304). In aggregated mode the simulator is
+// openshift-apiserver behind that aggregator, and serves its own root by handler3.
 import type { IncomingHttpHeaders } from 'node:http';
 import { contentHash, type OpenApiDocuments } from './documents.ts';
 
@@ -65,14 +70,41 @@ function serve(
   };
 }
 
+/**
+ * ServeContent's preconditions without an ETag: `If-None-Match: *` matches any answer, a tag
+ * matches none, and only without If-None-Match is If-Modified-Since read (304 when the modtime,
+ * truncated to the second, is not after it).
+ */
+function rootNotModified(headers: IncomingHttpHeaders, now: Date): boolean {
+  const wanted = headers['if-none-match'];
+  if (wanted !== undefined) return wanted.split(',').some((tag) => tag.trim() === '*');
+  const since = Date.parse(headers['if-modified-since'] ?? '');
+  return !Number.isNaN(since) && Math.floor(now.getTime() / 1000) * 1000 <= since;
+}
+
+/**
+ * The merged root: no Content-Type of its own, so ServeContent sniffs the JSON as text; a
+ * Last-Modified of the moment and no ETag, so a client can only read it whole again. An aggregated
+ * server (openshift-apiserver) serves its own root by handler3: JSON with an ETag.
+ */
 function root(documents: OpenApiDocuments, headers: IncomingHttpHeaders): OpenApiAnswer {
   const paths: Record<string, { serverRelativeURL: string }> = {};
   for (const path of documents.paths()) {
     const hash = documents.hash(path);
     if (hash !== undefined) paths[path] = { serverRelativeURL: serverRelativeUrl(path, hash) };
   }
-  const text = JSON.stringify({ paths });
-  return serve(text, `"${contentHash(text)}"`, documents.lastChange(), headers, {});
+  if (documents.restricted) {
+    const text = JSON.stringify({ paths });
+    return serve(text, `"${contentHash(text)}"`, documents.lastChange(), headers, {});
+  }
+  const now = new Date();
+  if (rootNotModified(headers, now)) return { code: 304, type: '', text: '', headers: {} };
+  return {
+    code: 200,
+    type: 'text/plain; charset=utf-8',
+    text: JSON.stringify({ paths }),
+    headers: { 'Last-Modified': now.toUTCString(), 'Accept-Ranges': 'bytes' },
+  };
 }
 
 function groupVersion(
@@ -81,11 +113,12 @@ function groupVersion(
   url: URL,
   headers: IncomingHttpHeaders,
 ): OpenApiAnswer {
+  const document = documents.document(path);
+  // The aggregator's handleGroupVersion, before any handler3: w.WriteHeader(404), no body.
+  if (!document && !documents.restricted) return { code: 404, type: '', text: '', headers: {} };
   const vary = { Vary: 'Accept' };
   if (!acceptsJson(headers.accept)) return { code: 406, type: '', text: '', headers: vary };
-  const document = documents.document(path);
-  // handler3 returns without writing when the group-version is unknown: net/http then sends an
-  // empty 200.
+  // handler3 returns without writing for a group-version it does not know: an empty 200.
   if (!document) return { code: 200, type: '', text: '', headers: vary };
   const etag = `"${document.hash}"`;
   const hash = url.searchParams.get('hash') ?? '';

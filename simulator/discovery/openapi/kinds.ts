@@ -56,3 +56,17 @@ export function addKind(
   resources.push(...entries);
   documents?.add(entries, added.schema);
 }
+
+/** A CRD update: a kind added earlier gets a new `openAPIV3Schema`, and its document a new hash. */
+export function changeKindSchema(
+  resources: readonly ResourceInfo[],
+  documents: OpenApiDocuments | undefined,
+  changed: Pick<AddedKind, 'group' | 'version' | 'kind' | 'schema'>,
+): void {
+  const { group, version, kind } = changed;
+  const main = resources.find(
+    (r) => r.group === group && r.version === version && r.kind === kind && !r.name.includes('/'),
+  );
+  if (!main) throw new Error(`${group}/${version} serves no ${kind}`);
+  documents?.change(main, changed.schema);
+}

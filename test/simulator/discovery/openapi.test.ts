@@ -1,6 +1,8 @@
-// /openapi/v3 as kube-apiserver serves it (k8s.io/kube-openapi pkg/handler3/handler.go): the root
-// with a hash per group-version, caching headers, redirects, 304s; the documents themselves (the
-// real servers' schemas as data); a kind added at run time; and a server without /openapi/v3.
+// /openapi/v3 as kube-apiserver serves it: the root merged by kube-aggregator's spec proxier
+// (pkg/controllers/openapiv3/aggregator), with a hash per group-version and no ETag; each document
+// by k8s.io/kube-openapi pkg/handler3/handler.go, with caching headers, redirects, 304s; the
+// documents themselves (the real servers' schemas as data); a kind added at run time; and a
+// server without /openapi/v3.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -93,9 +95,9 @@ describe('the root, GET /openapi/v3', () => {
   test('lists every group-version the simulator serves, each under the SHA-512 of its document', async () => {
     const reply = await get(sim, '/openapi/v3');
     expect(reply.status).toBe(200);
-    expect(reply.headers['content-type']).toBe('application/json');
+    // handleDiscovery sets no Content-Type: http.ServeContent sniffs the JSON as text.
+    expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(reply.headers['cache-control']).toBe('no-cache, private');
-    expect(reply.headers.etag).toBe(`"${sha512(reply.text)}"`);
     const urls = await root(sim);
     expect(Object.keys(urls).sort()).toEqual([...served].sort());
     for (const path of served) {
@@ -104,8 +106,28 @@ describe('the root, GET /openapi/v3', () => {
       const body = await get(sim, url);
       expect(url.endsWith(`=${sha512(body.text)}`), path).toBe(true);
     }
-    const again = await get(sim, '/openapi/v3', { 'If-None-Match': reply.headers.etag ?? '' });
-    expect([again.status, again.text]).toEqual([304, '']);
+  });
+
+  test('no ETag and a Last-Modified of the moment (http.ServeContent with time.Now()): nothing to revalidate by', async () => {
+    const before = Math.floor(Date.now() / 1000) * 1000;
+    const reply = await get(sim, '/openapi/v3');
+    expect(reply.headers.etag).toBeUndefined();
+    expect(Date.parse(reply.headers['last-modified'] ?? '')).toBeGreaterThanOrEqual(before);
+    expect(reply.headers['accept-ranges']).toBe('bytes');
+    // A tag matches nothing without an ETag; `*` matches any answer.
+    const tagged = await get(sim, '/openapi/v3', { 'If-None-Match': `"${sha512(reply.text)}"` });
+    expect([tagged.status, tagged.text]).toEqual([200, reply.text]);
+    const any = await get(sim, '/openapi/v3', { 'If-None-Match': '*' });
+    expect([any.status, any.text]).toEqual([304, '']);
+    // If-Modified-Since is 304 only at or after the current second.
+    const past = await get(sim, '/openapi/v3', {
+      'If-Modified-Since': new Date(before - 60_000).toUTCString(),
+    });
+    expect(past.status).toBe(200);
+    const future = await get(sim, '/openapi/v3', {
+      'If-Modified-Since': new Date(Date.now() + 60_000).toUTCString(),
+    });
+    expect([future.status, future.text]).toEqual([304, '']);
   });
 });
 
@@ -132,9 +154,12 @@ describe('a group-version document', () => {
     expect([plain.status, plain.headers['cache-control']]).toEqual([200, 'no-cache, private']);
     expect(plain.headers.expires).toBeUndefined();
     expect(plain.text).toBe((await get(sim, url)).text);
-    // handler3 writes nothing for a group-version it does not know; net/http sends an empty 200.
+    // The aggregator's handleGroupVersion answers a group-version no APIService lists with a bare
+    // 404 before handler3 sees it, whatever the Accept header.
     const unknown = await get(sim, '/openapi/v3/apis/nothing.example.com/v1');
-    expect([unknown.status, unknown.text]).toEqual([200, '']);
+    expect([unknown.status, unknown.text]).toEqual([404, '']);
+    const protobufOnly = { Accept: 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf' };
+    expect((await get(sim, '/openapi/v3/apis/nothing.example.com/v1', protobufOnly)).status).toBe(404);
   });
 
   test('JSON only: a client that accepts only protobuf gets 406', async () => {

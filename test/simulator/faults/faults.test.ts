@@ -1,5 +1,5 @@
 // Fault injection and observation: what the reliability tests and the benchmarks stand on.
-import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, onTestFinished, test } from 'vitest';
 import { call } from '../client.ts';
 import { type Simulator, startSimulator } from '../../../simulator/index.ts';
 
@@ -102,4 +102,46 @@ test('connections and TLS handshakes are counted', async () => {
   // The raw client opens a connection per request (agent: false).
   expect(after.connections - before.connections).toBe(2);
   expect(after.handshakes - before.handshakes).toBe(2);
+});
+
+test('a GOAWAY fault: its error code, and a last-stream-id of the stream before (or, executed, its own)', async () => {
+  const { connect } = await import('node:http2');
+  // An HTTP/2 server whatever OTS_SIMULATOR_PROTOCOL says: GOAWAY is an HTTP/2 frame.
+  const h2 = await startSimulator({ protocol: 'h2' });
+  onTestFinished(() => h2.close());
+  const goAway = async (execute: boolean): Promise<{ code: number; last: number; ids: number[] }> => {
+    h2.clearFaults();
+    h2.addFault({ path: '/api/v1/namespaces/workers/configmaps/held', action: { type: 'hang' } });
+    h2.addFault({
+      path: '/api/v1/namespaces/workers/configmaps/away',
+      action: { type: 'goaway', errorCode: 0xb, execute },
+    });
+    const session = connect(h2.url, { ca: h2.caCert });
+    session.on('error', () => undefined);
+    const seen = new Promise<{ code: number; last: number }>((resolve) => {
+      session.once('goaway', (code: number, last: number) => {
+        resolve({ code, last });
+      });
+    });
+    const open = (name: string) => {
+      const stream = session.request({
+        ':path': `/api/v1/namespaces/workers/configmaps/${name}`,
+        authorization: `Bearer ${h2.token}`,
+      });
+      stream.on('error', () => undefined);
+      return stream;
+    };
+    const held = open('held');
+    await new Promise((resolve) => held.once('ready', resolve));
+    while (!h2.log.some((e) => e.path.endsWith('/held')))
+      await new Promise((resolve) => setImmediate(resolve));
+    const away = open('away');
+    const result = await seen;
+    session.destroy();
+    return { ...result, ids: [held.id ?? 0, away.id ?? 0] };
+  };
+  const before = await goAway(false);
+  expect(before).toEqual({ code: 0xb, last: before.ids[0], ids: [before.ids[0], (before.ids[0] ?? 0) + 2] });
+  const own = await goAway(true);
+  expect(own.last).toBe(own.ids[1]);
 });

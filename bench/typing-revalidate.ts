@@ -1,0 +1,66 @@
+// What reading the /openapi/v3 root again costs a long-lived Connection: after the server refused
+// an apply as untyped (a CRD got stricter), the next create reads the root once more, and only the
+// root. kube-apiserver's merged root has no ETag, so that is a full GET: its bytes and the
+// simulator's time for it are in the check's detail. The other trigger, the root's age bound
+// (ROOT_MAX_AGE_MS, a minute), costs the same GET and is not waited for here.
+import { join } from 'node:path';
+import type { Protocol } from '../simulator/index.ts';
+import { countResponseBytes } from './response-bytes.ts';
+import { minimumRequests } from './templates.ts';
+import { benchSimulator, COUNTED, type CountCheck, isOpenApi, noErrors, totalCheck } from './typing.ts';
+import { inFreshChild } from './typing-steps.ts';
+
+const ROOT = '/openapi/v3';
+const REFUSAL =
+  'failed to create typed patch object (workers/cm-0; /v1, Kind=ConfigMap): .spec: field not declared in schema';
+
+/** The root read again after the server's typing refusal: exactly one GET, and nothing else extra. */
+export async function revalidationChecks(protocol: Protocol, dir: string): Promise<CountCheck[]> {
+  const { n, d, template } = COUNTED;
+  const checks: CountCheck[] = [];
+  const sim = await benchSimulator(protocol);
+  const counter = countResponseBytes(isOpenApi);
+  const kubeconfig = join(dir, `revalidate-${protocol}.json`);
+  const label = `${protocol} create after the server refused an apply as untyped`;
+  try {
+    await sim.writeKubeconfig(kubeconfig);
+    await inFreshChild(async (child) => {
+      await child.run({ step: 'connect', kubeconfig });
+      checks.push(...noErrors(`${protocol} first create`, await child.run({ step: 'create', template })));
+      sim.addFault({
+        method: 'PATCH',
+        nth: 1,
+        action: { type: 'status', code: 500, reason: '', message: REFUSAL },
+      });
+      const refused = await child.run({ step: 'create', template });
+      checks.push({
+        label: `${protocol} the server's typing refusal fails the create`,
+        ok:
+          refused.errors.length === 1 &&
+          refused.errors[0]?.includes('failed to create typed patch object') === true,
+        detail: refused.errors.join(' | ') || 'no error',
+      });
+      sim.clearFaults();
+      sim.clearLog();
+      counter.clear();
+      checks.push(...noErrors(label, await child.run({ step: 'create', template })));
+      const check = totalCheck(`${label}: the root read again`, [...sim.log], {
+        root: 1,
+        documents: 0,
+        others: minimumRequests('setup-create', n, d),
+      });
+      const root = sim.log.find((e) => e.path === ROOT);
+      const bytes = counter.bodies.filter((b) => b.url === ROOT).reduce((s, b) => s + b.bytes, 0);
+      const ms = root === undefined ? 'n/a' : root.durationMs.toFixed(1);
+      checks.push({
+        ...check,
+        detail: `${check.detail}; the root GET: ${bytes} bytes, ${ms} ms at the simulator`,
+      });
+      await child.run({ step: 'delete', template });
+    });
+  } finally {
+    counter.stop();
+    await sim.close();
+  }
+  return checks;
+}
