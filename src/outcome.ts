@@ -159,7 +159,9 @@ const BEFORE_STORAGE: Record<string, readonly string[]> = {
   // k8s.io/apimachinery pkg/util/managedfields/internal/structuredmerge.go (Apply): the field
   // manager types the apply patch and the live object before the patched object is stored; the
   // handler answers its plain error as a 500 with no reason.
-  '': [TYPED_PATCH_REFUSAL, 'failed to create typed live object ('],
+  // Its toVersioned conversions into the Go type come first there too (seen on the real tier:
+  // `failed to convert new object (/x; /v1, Kind=ConfigMap) to proper version: ...`).
+  '': [TYPED_PATCH_REFUSAL, 'failed to create typed live object (', 'failed to convert new object ('],
   // k8s.io/apiserver pkg/util/webhook/error.go (ErrCallingWebhook), made an InternalError by
   // pkg/admission/plugin/webhook/{mutating,validating}/dispatcher.go when a webhook that fails
   // closed could not be called: admission runs before the write.

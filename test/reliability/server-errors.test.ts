@@ -82,6 +82,14 @@ test.each([
       'failed to create typed live object (workers/se-credentials; /v1, Kind=Secret): .x: field not declared in schema',
     ),
   ],
+  // The same file's conversion into the Go type (toVersioned), in the words the real tier gave.
+  [
+    'failed to convert new object',
+    status(
+      '',
+      'failed to convert new object (/se-credentials; /v1, Kind=Secret) to proper version: unable to convert unstructured object to /v1, Kind=Secret: illegal base64 data at input byte 7',
+    ),
+  ],
   // k8s.io/apiserver pkg/util/webhook/error.go ErrCallingWebhook, made an InternalError by the
   // mutating and validating dispatchers when the webhook fails closed: admission runs before the write.
   [
