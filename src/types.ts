@@ -372,29 +372,3 @@ export interface Connection {
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
-
-/**
- * A Kubernetes `Status` body, as the API server sends it with an error.
- *
- * @example
- * ```ts
- * const status: ocp.KubernetesStatus | undefined = error instanceof ocp.RequestError ? error.status : undefined;
- * for (const cause of status?.details?.causes ?? []) console.error(cause.field, cause.reason, cause.message);
- * ```
- */
-export interface KubernetesStatus {
-  kind?: string;
-  apiVersion?: string;
-  status?: string;
-  message?: string;
-  reason?: string;
-  code?: number;
-  details?: {
-    name?: string;
-    group?: string;
-    kind?: string;
-    uid?: string;
-    causes?: { reason?: string; message?: string; field?: string }[];
-    retryAfterSeconds?: number;
-  };
-}
