@@ -13,6 +13,7 @@ import {
 } from './errors.ts';
 import type {
   CreatedRef,
+  DeleteResult,
   FieldValidation,
   KubernetesObject,
   Missing,
@@ -68,7 +69,7 @@ export function send(
 }
 
 /** How a warning names the object its request was about. */
-function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['target']> {
+export function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['target']> {
   return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: ref.namespace };
 }
 
@@ -330,7 +331,7 @@ function isGone(error: unknown): boolean {
   return error instanceof RequestError && (error.statusCode === 404 || error.code === 'OTC_REPLACED');
 }
 
-async function readOne(op: OperationContext, target: Target): Promise<KubernetesObject> {
+export async function readOne(op: OperationContext, target: Target): Promise<KubernetesObject> {
   const { body } = await send(op, {
     method: 'GET',
     path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
@@ -358,43 +359,57 @@ export interface DeleteFlags {
   useUid: boolean;
 }
 
-/** Deletes in reverse order, attempting every target; 404 counts as already deleted. */
+/** Deletes in reverse order by name (a ref's `uid` as a precondition), attempting every target. */
 export async function deleteAll(
   op: OperationContext,
   targets: readonly Target[],
   flags: DeleteFlags,
-): Promise<ResourceRef[]> {
-  const deleted: ResourceRef[] = [];
+): Promise<DeleteResult[]> {
+  const deleted: DeleteResult[] = [];
   const failures: OperationFailure[] = [];
   for (const target of [...targets].reverse()) {
-    const uid = flags.useUid ? target.ref.uid : undefined;
-    const body = {
-      kind: 'DeleteOptions',
-      apiVersion: 'v1',
-      ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}),
-      ...(flags.dryRun ? { dryRun: ['All'] } : {}),
-      ...(uid ? { preconditions: { uid } } : {}),
-    };
     try {
-      const response = await send(op, {
-        method: 'DELETE',
-        path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
-        body,
-        step: 'Delete',
-        target: describeRef(target.ref),
-        object: warningTarget(target.ref),
-        redact: op.redact,
-      });
-      deleted.push(withUid(target.ref, uidOf(response.body) ?? target.ref.uid));
+      deleted.push(await deleteOne(op, target, flags, flags.useUid ? target.ref.uid : undefined));
     } catch (error) {
-      if (error instanceof RequestError && error.statusCode === 404) deleted.push(target.ref);
-      else failures.push({ resource: target.ref, error: asError(error) });
+      failures.push({ resource: target.ref, error: asError(error) });
     }
   }
   if (failures.length > 0) throw new OperationError('Delete', deleted, failures);
   return deleted;
 }
 
-function asError(error: unknown): Error {
+/** One DELETE; a 404 counts as already gone. */
+export async function deleteOne(
+  op: OperationContext,
+  target: Target,
+  flags: DeleteFlags,
+  uid: string | undefined,
+): Promise<DeleteResult> {
+  const body = {
+    kind: 'DeleteOptions',
+    apiVersion: 'v1',
+    ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}),
+    ...(flags.dryRun ? { dryRun: ['All'] } : {}),
+    ...(uid ? { preconditions: { uid } } : {}),
+  };
+  try {
+    const response = await send(op, {
+      method: 'DELETE',
+      path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
+      body,
+      step: 'Delete',
+      target: describeRef(target.ref),
+      object: warningTarget(target.ref),
+      redact: op.redact,
+    });
+    return { ...withUid(target.ref, uidOf(response.body) ?? uid ?? target.ref.uid), deletion: 'deleted' };
+  } catch (error) {
+    if (error instanceof RequestError && error.statusCode === 404)
+      return { ...target.ref, deletion: 'already-gone' };
+    throw error;
+  }
+}
+
+export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
