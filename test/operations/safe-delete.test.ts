@@ -28,6 +28,14 @@ async function kubectlCreateSecret(name: string): Promise<string> {
   return (answer.json.metadata as { uid: string }).uid;
 }
 
+/** A ConfigMap stored as though `manager` had created it with a POST (an Update entry). */
+function seedConfigMap(name: string, data: Record<string, string>, manager: string): void {
+  h.sim.seed(
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'workers' }, data },
+    manager,
+  );
+}
+
 function uidOf(apiVersion: string, kind: string, name: string): string | undefined {
   return (h.sim.getObject(apiVersion, kind, 'workers', name)?.metadata as { uid?: string } | undefined)?.uid;
 }
@@ -147,15 +155,7 @@ describe('between the read and the DELETE', () => {
     let replacementUid: string | undefined;
     // Told about the VM (deleted first), the ConfigMap is replaced before its own DELETE is sent.
     const onWarning = (): void => {
-      h.sim.seed(
-        {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: 'job-33-config', namespace: 'workers' },
-          data: { a: 'b' },
-        },
-        'someone-else',
-      );
+      seedConfigMap('job-33-config', { a: 'b' }, 'someone-else');
       replacementUid = uidOf('v1', 'ConfigMap', 'job-33-config');
     };
     h.sim.clearLog();
@@ -206,15 +206,7 @@ describe('between the read and the DELETE', () => {
 
 describe('taken over', () => {
   test('replay deletes an object create() took over; the refs with created: true keep it', async () => {
-    h.sim.seed(
-      {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'job-35-config', namespace: 'workers' },
-        data: { note: 'theirs' },
-      },
-      'kubectl-create',
-    );
+    seedConfigMap('job-35-config', { note: 'theirs' }, 'kubectl-create');
     const params = { VM_NAME: 'job-35' };
     const refs = await ocp.create('worker-template', params, { ...WORKER, api });
     expect(refs.map((r) => r.created)).toEqual([false, true, true]);
