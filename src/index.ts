@@ -4,10 +4,12 @@
  *
  * @packageDocumentation
  */
-import { applyAll, contextFor, deleteAll, type DeleteFlags, readAll, typeTargets } from './operations.ts';
+import { applyAll, contextFor, readAll, typeTargets } from './operations.ts';
 import { renderTemplate } from './render.ts';
 import {
   assertValid,
+  deleteAll,
+  type DeleteFlags,
   deleteOwned,
   isReferenceCall,
   onReferenceTargets,

@@ -1,19 +1,22 @@
 // How a call becomes work: its own Connection or the caller's, template mode (validate, render,
 // resolve and check every target) or reference mode (validate and resolve the refs); resolving a
-// target is discovery for its kind, then the checks before any mutation. Template mode's delete
-// replays without saved state, so it reads who owns each object before deleting it.
+// target is discovery for its kind, then the checks before any mutation. The delete step lives here
+// because it differs by mode: a replay has no saved state, so it reads who owns each object first.
 import { openConnection } from './connection/connect.ts';
 import { ClusterConnection } from './connection/connection.ts';
 import { isRecord } from './util/json.ts';
 import {
   asError,
   contextFor,
-  deleteOne,
-  type DeleteFlags,
+  objectPath,
   type OperationContext,
   readOne,
+  send,
+  uidOf,
   warningTarget,
+  withUid,
 } from './operations.ts';
+import { describeRef } from './checks/refs.ts';
 import { OperationError, type OperationFailure, RequestError, ValidationError } from './errors.ts';
 import { managersOf, notOwnedText, ownedBy, replacedText } from './checks/ownership.ts';
 import { render, renderForDelete } from './render.ts';
@@ -261,5 +264,62 @@ async function deleteIfOwned(
     if (!(error instanceof RequestError && error.statusCode === 409 && uid !== undefined)) throw error;
     tell(replacedText(target.ref));
     return { ...target.ref, deletion: 'left-alone', reason: 'replaced', managers };
+  }
+}
+
+export interface DeleteFlags {
+  dryRun?: boolean | undefined;
+  propagationPolicy?: string | undefined;
+  useUid: boolean;
+}
+
+/** Deletes in reverse order by name (a ref's `uid` as a precondition), attempting every target. */
+export async function deleteAll(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: DeleteFlags,
+): Promise<DeleteResult[]> {
+  const deleted: DeleteResult[] = [];
+  const failures: OperationFailure[] = [];
+  for (const target of [...targets].reverse()) {
+    try {
+      deleted.push(await deleteOne(op, target, flags, flags.useUid ? target.ref.uid : undefined));
+    } catch (error) {
+      failures.push({ resource: target.ref, error: asError(error) });
+    }
+  }
+  if (failures.length > 0) throw new OperationError('Delete', deleted, failures);
+  return deleted;
+}
+
+/** One DELETE; a 404 counts as already gone. */
+export async function deleteOne(
+  op: OperationContext,
+  target: Target,
+  flags: DeleteFlags,
+  uid: string | undefined,
+): Promise<DeleteResult> {
+  const body = {
+    kind: 'DeleteOptions',
+    apiVersion: 'v1',
+    ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}),
+    ...(flags.dryRun ? { dryRun: ['All'] } : {}),
+    ...(uid ? { preconditions: { uid } } : {}),
+  };
+  try {
+    const response = await send(op, {
+      method: 'DELETE',
+      path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
+      body,
+      step: 'Delete',
+      target: describeRef(target.ref),
+      object: warningTarget(target.ref),
+      redact: op.redact,
+    });
+    return { ...withUid(target.ref, uidOf(response.body) ?? uid ?? target.ref.uid), deletion: 'deleted' };
+  } catch (error) {
+    if (error instanceof RequestError && error.statusCode === 404)
+      return { ...target.ref, deletion: 'already-gone' };
+    throw error;
   }
 }

@@ -1,19 +1,12 @@
-// The steps the five operations are made of (rendering is render.ts): resolve targets, type them
-// against the server's schema, apply, read, delete.
+// The steps the five operations are made of (rendering is render.ts, deleting modes.ts): resolve
+// targets, type them against the server's schema, apply, read.
 import { debuglog } from 'node:util';
 import type { Operation, WarningRoute } from './connection/warnings.ts';
 import type { ClusterConnection } from './connection/connection.ts';
 import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from './connection/requests.ts';
-import {
-  OperationError,
-  type OperationFailure,
-  type Redactor,
-  RequestError,
-  ValidationError,
-} from './errors.ts';
+import { OperationError, type Redactor, RequestError, ValidationError } from './errors.ts';
 import type {
   CreatedRef,
-  DeleteResult,
   FieldValidation,
   KubernetesObject,
   Missing,
@@ -83,7 +76,7 @@ export function objectPath(apiVersion: string, resource: string, namespace: stri
   return name === undefined ? collection : `${collection}/${segment(name)}`;
 }
 
-function uidOf(body: unknown): string | undefined {
+export function uidOf(body: unknown): string | undefined {
   if (!isRecord(body)) return undefined;
   const metadata = isRecord(body.metadata) ? body.metadata : {};
   if (typeof metadata.uid === 'string') return metadata.uid;
@@ -91,7 +84,7 @@ function uidOf(body: unknown): string | undefined {
   return typeof details.uid === 'string' ? details.uid : undefined;
 }
 
-function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
+export function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
   const { uid: _old, ...rest } = ref;
   return uid === undefined ? rest : { ...rest, uid };
 }
@@ -351,63 +344,6 @@ export async function readOne(op: OperationContext, target: Target): Promise<Kub
     );
   }
   return body as KubernetesObject;
-}
-
-export interface DeleteFlags {
-  dryRun?: boolean | undefined;
-  propagationPolicy?: string | undefined;
-  useUid: boolean;
-}
-
-/** Deletes in reverse order by name (a ref's `uid` as a precondition), attempting every target. */
-export async function deleteAll(
-  op: OperationContext,
-  targets: readonly Target[],
-  flags: DeleteFlags,
-): Promise<DeleteResult[]> {
-  const deleted: DeleteResult[] = [];
-  const failures: OperationFailure[] = [];
-  for (const target of [...targets].reverse()) {
-    try {
-      deleted.push(await deleteOne(op, target, flags, flags.useUid ? target.ref.uid : undefined));
-    } catch (error) {
-      failures.push({ resource: target.ref, error: asError(error) });
-    }
-  }
-  if (failures.length > 0) throw new OperationError('Delete', deleted, failures);
-  return deleted;
-}
-
-/** One DELETE; a 404 counts as already gone. */
-export async function deleteOne(
-  op: OperationContext,
-  target: Target,
-  flags: DeleteFlags,
-  uid: string | undefined,
-): Promise<DeleteResult> {
-  const body = {
-    kind: 'DeleteOptions',
-    apiVersion: 'v1',
-    ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}),
-    ...(flags.dryRun ? { dryRun: ['All'] } : {}),
-    ...(uid ? { preconditions: { uid } } : {}),
-  };
-  try {
-    const response = await send(op, {
-      method: 'DELETE',
-      path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
-      body,
-      step: 'Delete',
-      target: describeRef(target.ref),
-      object: warningTarget(target.ref),
-      redact: op.redact,
-    });
-    return { ...withUid(target.ref, uidOf(response.body) ?? uid ?? target.ref.uid), deletion: 'deleted' };
-  } catch (error) {
-    if (error instanceof RequestError && error.statusCode === 404)
-      return { ...target.ref, deletion: 'already-gone' };
-    throw error;
-  }
 }
 
 export function asError(error: unknown): Error {

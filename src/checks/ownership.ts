@@ -2,20 +2,11 @@
 // follows, so that a replay deletes only what its own field manager made and leaves the rest.
 import type { DeleteResult, ResourceRef } from '../types.ts';
 import { isRecord } from '../util/json.ts';
-import { groupOf } from './names.ts';
+import { resourceCreatedByPost } from './created-by-post.ts';
 import { describeRef } from './refs.ts';
 
 /** One managedFields entry, as a delete result reports it. */
 export type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
-
-/**
- * Kinds `create()` may make with a POST rather than an apply: authorization.openshift.io answers an
- * apply of them 404, so their entry of the field manager is an Update.
- */
-const CREATED_BY_POST = new Set([
-  'authorization.openshift.io/Role',
-  'authorization.openshift.io/RoleBinding',
-]);
 
 /** The object's managedFields entries in the server's order; malformed entries are skipped. */
 export function managersOf(object: unknown): ManagerEntry[] {
@@ -37,7 +28,7 @@ export function managersOf(object: unknown): ManagerEntry[] {
 
 /**
  * Whether `fieldManager` owns the object: an entry of it for the main resource, made by an apply
- * (or by the POST `create()` falls back to, for the kinds above). An entry of a subresource (a
+ * (or by the POST `create()` falls back to where an apply cannot create the kind). An entry of a subresource (a
  * status write) does not count; other managers beside it (controllers co-own most workloads) do not
  * matter.
  */
@@ -46,7 +37,8 @@ export function ownedBy(
   fieldManager: string,
   ref: Pick<ResourceRef, 'apiVersion' | 'kind'>,
 ): boolean {
-  const updateCounts = CREATED_BY_POST.has(`${groupOf(ref.apiVersion)}/${ref.kind}`);
+  // A kind create() makes with a POST records the manager's entry as an Update.
+  const updateCounts = resourceCreatedByPost(ref) !== undefined;
   return managers.some(
     (m) =>
       m.manager === fieldManager && m.subresource === undefined && (m.operation === 'Apply' || updateCounts),
