@@ -5,7 +5,7 @@
 import { getHeapStatistics } from 'node:v8';
 import * as k8s from '@kubernetes/client-node';
 import * as ocp from '../src/index.ts';
-import { applyAll, deleteAll, rawH1, rawH2, type Rendered, render, type Send } from './raw.ts';
+import { applyAll, rawH1, rawH2, type Rendered, render, replayDelete, type Send } from './raw.ts';
 
 export type BurstImpl = 'library' | 'raw-h1' | 'raw-h2' | 'baseline';
 
@@ -165,7 +165,7 @@ async function burst(command: BurstCommand): Promise<BurstResult> {
       await applyAll(send, await render(send, BURST_TEMPLATE, { JOB: job }));
     };
     const deleteJob = async (job: string): Promise<void> => {
-      await deleteAll(send, await render(send, BURST_TEMPLATE, { JOB: job }));
+      await replayDelete(client, await render(send, BURST_TEMPLATE, { JOB: job }));
     };
     await createJob(WARM_UP_JOB);
     await deleteJob(WARM_UP_JOB);

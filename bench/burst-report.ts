@@ -96,7 +96,7 @@ export function burstSection(rows: BurstRow[]): string {
   return `## Bursts: K concurrent jobs on one Connection
 
 Each job creates the 4 objects of a Template (2 + 4 requests), then each deletes them again by
-replay, all K jobs at once on ONE client; then the same client runs a second, warm create burst
+replay (2 + 4 reads + 4 deletes: the replay reads who owns each object first), all K jobs at once on ONE client; then the same client runs a second, warm create burst
 (and deletes it), on the connections and JIT state the first one left. Each figure is the median
 of ${BURST_RUNS} bursts (${BASELINE_BURST_RUNS} for the client-node baseline; percentiles, CPU and heap from the median
 burst), the clients taking turns (library, raw, baseline, library, …) so that a spell of load on

@@ -32,15 +32,18 @@ export interface BurstRow {
   resumed: number;
 }
 
-/** Requests one job sends: the Template GET, the processing POST and one per object. */
+/** Requests one job's create sends: the Template GET, the processing POST and one per object. */
 export const REQUESTS_PER_JOB = 2 + 4;
+
+/** Requests one job's replay delete sends: those two, then a read and a DELETE per object. */
+export const DELETE_REQUESTS_PER_JOB = 2 + 4 + 4;
 
 /**
  * What the library sends before its bursts: the warm-up job's create and delete, and the create's
  * schema requests (the /openapi/v3 root and the core v1 document: the burst client is a fresh
  * process, whose cache of documents is empty).
  */
-export const WARM_UP_REQUESTS = 2 * REQUESTS_PER_JOB + 2;
+export const WARM_UP_REQUESTS = REQUESTS_PER_JOB + DELETE_REQUESTS_PER_JOB + 2;
 
 /**
  * Bursts per configuration: the library and the raw clients are within a few tenths of each other,

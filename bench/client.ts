@@ -14,6 +14,7 @@ import {
   readAll,
   type Rendered,
   render as rawRender,
+  replayDelete,
 } from './raw.ts';
 
 export type Impl = 'library' | 'baseline' | 'raw' | 'raw-h2';
@@ -76,7 +77,8 @@ async function rawOp(op: Op, template: string, kubeconfig: string, h2: boolean):
       await readAll(send, raw.applied);
       return;
     case 'delete':
-      await deleteAll(send, await rawRender(send, template));
+      if (!raw.client) throw new Error('not connected');
+      await replayDelete(raw.client, await rawRender(send, template));
       return;
     case 'delete-ref':
       await deleteAll(send, raw.applied, true);

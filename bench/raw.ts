@@ -9,6 +9,8 @@ export type Send = (method: string, path: string, body?: unknown, contentType?: 
 
 export interface RawTransport {
   send: Send;
+  /** Whether requests share one connection, so that a wave of them costs no new sockets. */
+  multiplexed: boolean;
   close(): Promise<void>;
 }
 
@@ -67,7 +69,7 @@ export function rawH1(kubeconfig: string): RawTransport {
     });
     return checked(response.statusCode, await response.body.text(), method, path);
   };
-  return { send, close: () => agent.close() };
+  return { send, multiplexed: false, close: () => agent.close() };
 }
 
 /** One node:http2 session, every request a stream on it. */
@@ -103,6 +105,7 @@ export function rawH2(kubeconfig: string): RawTransport {
     });
   return {
     send,
+    multiplexed: true,
     close: () =>
       new Promise((resolve) => {
         session.close(resolve);
@@ -166,4 +169,17 @@ export async function deleteAll(send: Send, objects: Rendered[], uids = false): 
     const preconditions = uids && object.metadata.uid ? { preconditions: { uid: object.metadata.uid } } : {};
     await send('DELETE', objectPath(object), { kind: 'DeleteOptions', apiVersion: 'v1', ...preconditions });
   }
+}
+
+/**
+ * The library's replay delete, requests only: every object read (at once over one multiplexed
+ * connection), then deleted in reverse order with the UID it read as a precondition.
+ */
+export async function replayDelete(client: RawTransport, objects: Rendered[]): Promise<void> {
+  const read = (object: Rendered): Promise<Rendered> =>
+    client.send('GET', objectPath(object)) as Promise<Rendered>;
+  const live: Rendered[] = [];
+  if (client.multiplexed) live.push(...(await Promise.all(objects.map(read))));
+  else for (const object of objects) live.push(await read(object));
+  await deleteAll(client.send, live, true);
 }

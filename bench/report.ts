@@ -157,7 +157,9 @@ machine; re-run the benchmark to compare, never compare against another machine'
   each apply must follow the previous one). Minimum requests: \`connect\` 1, \`process\` 2, \`create\`
   2 + D − 1 + N (core v1 is discovered by \`connect\`) + 1, the \`/openapi/v3\` root its typing
   reads once per Connection (the schema documents are held process-wide, fetched by the warm-up
-  run), a second create on the same Connection 2 + N, template-mode \`get\`/\`delete\` 2 + N,
+  run), a second create on the same Connection 2 + N, template-mode \`get\` 2 + N, template-mode
+  \`delete\` 2 + 2N (it reads every object, at once over HTTP/2, before deleting only those its
+  field manager applied),
   reference mode N. Every create is typed (\`fieldValidation\` \`Strict\`, the default).
 - Objects: N = 1, 10, 100, 500 over D = 1 group-version (ConfigMaps, Secrets) or D = 3 (plus
   KubeVirt VirtualMachines and Deployments).

@@ -14,6 +14,7 @@ import {
   BASELINE_BURST_RUNS,
   BURST_RUNS,
   type BurstRow,
+  DELETE_REQUESTS_PER_JOB,
   REQUESTS_PER_JOB,
   runBursts,
   WARM_UP_REQUESTS,
@@ -273,7 +274,7 @@ try {
 }
 for (const row of bursts.filter((r) => r.impl === 'library' && r.phase === 'create')) {
   // One connect request, the warm-up job, then every job's requests for create and delete, first and warm.
-  const expected = 1 + WARM_UP_REQUESTS + row.k * REQUESTS_PER_JOB * 4;
+  const expected = 1 + WARM_UP_REQUESTS + row.k * (REQUESTS_PER_JOB + DELETE_REQUESTS_PER_JOB) * 2;
   if (row.requests !== expected)
     failures.push(`burst ${row.protocol} K=${row.k}: ${row.requests} requests, expected ${expected}`);
   // Over HTTP/2 every job shares one connection; over HTTP/1.1 the pool opens at most maxSockets.

@@ -78,8 +78,10 @@ export function minimumRequests(
     case 'setup-create':
       return 2 + n;
     case 'get':
-    case 'delete':
       return 2 + n;
+    case 'delete':
+      // The replay reads every object (one wave), then deletes each with the UID it read.
+      return 2 + 2 * n;
     case 'get-ref':
     case 'delete-ref':
       return n;

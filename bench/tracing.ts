@@ -108,8 +108,8 @@ export async function measureTracingCost(
       library: Record<string, number>;
     };
     // A round creates (Template GET, processing POST, N applies) and deletes (the same two, N
-    // deletes); discovery was cached by the warm-up rounds.
-    const requestsPerRound = 2 + OBJECTS + (2 + OBJECTS);
+    // reads, N deletes); discovery was cached by the warm-up rounds.
+    const requestsPerRound = 2 + OBJECTS + (2 + 2 * OBJECTS);
     const perRequest = (us: number): number =>
       Math.round((us / (profile.rounds * requestsPerRound)) * 10) / 10;
     const cost: TracingCost = {

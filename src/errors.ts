@@ -12,9 +12,10 @@ import {
   wireCode,
   wireOutcome,
 } from './outcome.ts';
-import type { KubernetesStatus, ResourceRef } from './types.ts';
+import type { ResourceRef } from './types.ts';
+import type { KubernetesStatus } from './outcome.ts';
 
-export type { KubernetesStatus } from './types.ts';
+export type { KubernetesStatus } from './outcome.ts';
 
 /**
  * Thrown for invalid arguments, unsafe rendered objects, a kind the cluster does not serve, a

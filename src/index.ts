@@ -4,10 +4,13 @@
  *
  * @packageDocumentation
  */
-import { applyAll, contextFor, deleteAll, type DeleteFlags, readAll, typeTargets } from './operations.ts';
+import { applyAll, contextFor, readAll, typeTargets } from './operations.ts';
 import { renderTemplate } from './render.ts';
 import {
   assertValid,
+  deleteAll,
+  type DeleteFlags,
+  deleteOwned,
   isReferenceCall,
   onReferenceTargets,
   onTemplateTargets,
@@ -19,11 +22,11 @@ import type {
   CreatedRef,
   CreateOptions,
   DeleteOptions,
+  DeleteResult,
   GetOptions,
   KubernetesObject,
   ReferenceDeleteOptions,
   ReferenceGetOptions,
-  ResourceRef,
   TemplateObject,
   TemplateOptions,
   TemplateParameters,
@@ -48,6 +51,7 @@ export type {
   ConnectOptions,
   CreateOptions,
   DeleteOptions,
+  DeleteResult,
   FieldValidation,
   GetOptions,
   KubernetesObject,
@@ -292,33 +296,38 @@ export async function get(
 }
 
 /**
- * Template mode: re-renders the Template with the same inputs (a fresh process, no saved state) and
- * deletes the objects in reverse order, by name, never with a UID precondition. A 404 counts as
- * already deleted; every target is attempted.
+ * Template mode: re-renders the Template with the same inputs (a fresh process, no saved state),
+ * reads every object it names, then deletes in reverse order only those its `fieldManager` (create's
+ * default, `'mini-scheduler'`) applied, each with the UID just read as a precondition. Another's
+ * object, or one replaced since the read (409), is left alone and said so through `onWarning`; a
+ * 404 counts as already gone; every target is attempted. Other field managers on an object (a
+ * controller's) are reported, never a reason to keep it. An object `create()` took over
+ * (`created: false`) carries the manager's entry too and is deleted; to keep it, delete the refs
+ * with `created: true` in reference mode. `ownership: 'any'` deletes by name, without reading.
  *
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - the same overrides `create` was given.
  * @param options - {@link DeleteOptions}.
- * @returns a reference per object deleted now or already absent, in deletion order. One deleted now
- *   carries the `uid` of the object the server deleted; one already gone (404) has none, so the `uid`
- *   tells them apart. A delete into a namespace that does not exist returns `[]` and reports it
- *   through `onWarning` (or a process warning).
+ * @returns a {@link DeleteResult} per object, in deletion order: `deletion` says what happened
+ *   (`'deleted'`, `'already-gone'`, `'left-alone'` with its `reason`), `managers` who owns it. A
+ *   delete into a namespace that does not exist returns `[]` and reports it through `onWarning`.
  * @throws {@link ValidationError} before any deletion, listing every problem.
- * @throws {@link OperationError} (`operation: 'Delete'`) listing what was deleted and each failure.
+ * @throws {@link OperationError} (`operation: 'Delete'`) listing what was done and each failure
+ *   (a 403 on the read is one: nothing is deleted without knowing its owner).
  * @throws {@link RequestError} when rendering or discovery fails: nothing was deleted.
  *
  * @example
  * ```ts
  * // After a restart: the same inputs name the same objects.
- * const deleted = await ocp.delete('worker-template', { VM_NAME: 'worker-001' }, { namespace: 'workers', templateNamespace: 'infra', api });
- * const alreadyGone = deleted.filter((ref) => ref.uid === undefined);
+ * const results = await ocp.delete('worker-template', { VM_NAME: 'worker-001' }, { namespace: 'workers', templateNamespace: 'infra', api });
+ * const kept = results.filter((r) => r.deletion === 'left-alone');
  * ```
  */
 async function remove(
   template: string | TemplateObject,
   parameters: TemplateParameters | undefined,
   options: DeleteOptions,
-): Promise<ResourceRef[]>;
+): Promise<DeleteResult[]>;
 /**
  * Reference mode: deletes the given refs (e.g. `create()`'s result) in reverse order; no Template is
  * processed. A ref with a `uid` is deleted with `preconditions.uid`, so a replacement object of the
@@ -326,25 +335,25 @@ async function remove(
  * attempted. An empty `resources` list sends nothing.
  *
  * @param options - {@link ReferenceDeleteOptions} with `resources`.
- * @returns a reference per object deleted now or already absent, in deletion order. A ref keeps the
- *   `uid` it was given either way (one given none carries the deleted object's UID when deleted now);
- *   the debug line of each DELETE shows the server's 200/202 or 404.
+ * @returns a {@link DeleteResult} per ref, in deletion order, `deletion` `'deleted'` or
+ *   `'already-gone'`. A ref keeps the `uid` it was given either way (one given none carries the
+ *   deleted object's UID when deleted now).
  * @throws {@link ValidationError} before any deletion, listing every problem.
  * @throws {@link OperationError} (`operation: 'Delete'`) listing what was deleted and each failure.
  * @throws {@link RequestError} when discovery fails: nothing was deleted.
  *
  * @example
  * ```ts
- * // From saved references, protected by their UIDs:
- * const deleted = await ocp.delete({ namespace: 'workers', resources: refs, api });
+ * // From saved references, protected by their UIDs; only what this job created:
+ * const deleted = await ocp.delete({ namespace: 'workers', resources: refs.filter((r) => r.created), api });
  * ```
  */
-async function remove(options: ReferenceDeleteOptions): Promise<ResourceRef[]>;
+async function remove(options: ReferenceDeleteOptions): Promise<DeleteResult[]>;
 async function remove(
   first: string | TemplateObject | ReferenceDeleteOptions,
   parameters?: TemplateParameters,
   maybeOptions?: DeleteOptions,
-): Promise<ResourceRef[]> {
+): Promise<DeleteResult[]> {
   const flags = (o: DeleteOptions | ReferenceDeleteOptions, useUid: boolean): DeleteFlags => ({
     dryRun: o.dryRun,
     propagationPolicy: o.propagationPolicy,
@@ -353,7 +362,12 @@ async function remove(
   return isReferenceCall(first)
     ? onReferenceTargets('delete', first, (op, targets, o) => deleteAll(op, targets, flags(o, true)))
     : onTemplateTargets('delete', first, parameters, maybeOptions, (op, targets, o) =>
-        deleteAll(op, targets, flags(o, false)),
+        o.ownership === 'any'
+          ? deleteAll(op, targets, flags(o, false))
+          : deleteOwned(op, targets, {
+              ...flags(o, false),
+              fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER,
+            }),
       );
 }
 

@@ -1,15 +1,30 @@
 // How a call becomes work: its own Connection or the caller's, template mode (validate, render,
 // resolve and check every target) or reference mode (validate and resolve the refs); resolving a
-// target is discovery for its kind, then the checks before any mutation.
+// target is discovery for its kind, then the checks before any mutation. The delete step lives here
+// because it differs by mode: a replay has no saved state, so it reads who owns each object first.
 import { openConnection } from './connection/connect.ts';
 import { ClusterConnection } from './connection/connection.ts';
-import { ValidationError } from './errors.ts';
 import { isRecord } from './util/json.ts';
-import { contextFor, type OperationContext } from './operations.ts';
+import {
+  asError,
+  contextFor,
+  objectPath,
+  type OperationContext,
+  readOne,
+  send,
+  uidOf,
+  warningTarget,
+  withUid,
+} from './operations.ts';
+import { describeRef } from './checks/refs.ts';
+import { OperationError, type OperationFailure, RequestError, ValidationError } from './errors.ts';
+import { managersOf, notOwnedText, ownedBy, replacedText } from './checks/ownership.ts';
 import { render, renderForDelete } from './render.ts';
 import { isTemplateObject, type TemplateSource } from './checks/template-source.ts';
 import type {
   CommonOptions,
+  DeleteResult,
+  KubernetesObject,
   ResourceRef,
   ReferenceOptions,
   TemplateObject,
@@ -175,4 +190,136 @@ export async function resolveReferences(
     const uid = resources[i]?.uid;
     return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
   });
+}
+
+/**
+ * Template mode's delete: every target read first (at once over HTTP/2), then, in reverse order,
+ * each one `fieldManager` owns deleted with the read UID as a precondition; one it does not own is
+ * left alone and said so. A 404 on the read is already gone; any other failure of the read is the
+ * target's failure. Every target is attempted.
+ */
+export async function deleteOwned(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: DeleteFlags & { fieldManager: string },
+): Promise<DeleteResult[]> {
+  const reads = await readEach(op, targets);
+  const results: DeleteResult[] = [];
+  const failures: OperationFailure[] = [];
+  for (let i = targets.length - 1; i >= 0; i -= 1) {
+    const [target, read] = [targets[i], reads[i]];
+    if (target === undefined || read === undefined) continue;
+    try {
+      if (read.status === 'rejected') throw read.reason;
+      results.push(await deleteIfOwned(op, target, read.value, flags));
+    } catch (error) {
+      failures.push({ resource: target.ref, error: asError(error) });
+    }
+  }
+  if (failures.length > 0) throw new OperationError('Delete', results, failures);
+  return results;
+}
+
+/** Each target's live object, `null` for a 404; concurrent only where that costs no connections. */
+async function readEach(
+  op: OperationContext,
+  targets: readonly Target[],
+): Promise<PromiseSettledResult<KubernetesObject | null>[]> {
+  const read = (target: Target): Promise<KubernetesObject | null> =>
+    readOne(op, target).catch((error: unknown) => {
+      if (error instanceof RequestError && error.statusCode === 404) return null;
+      throw error;
+    });
+  if (op.connection.multiplexed) return Promise.allSettled(targets.map(read));
+  const reads: PromiseSettledResult<KubernetesObject | null>[] = [];
+  for (const target of targets) {
+    try {
+      reads.push({ status: 'fulfilled', value: await read(target) });
+    } catch (reason) {
+      reads.push({ status: 'rejected', reason });
+    }
+  }
+  return reads;
+}
+
+async function deleteIfOwned(
+  op: OperationContext,
+  target: Target,
+  live: KubernetesObject | null,
+  flags: DeleteFlags & { fieldManager: string },
+): Promise<DeleteResult> {
+  if (live === null) return { ...target.ref, deletion: 'already-gone' };
+  const managers = managersOf(live);
+  const uid = typeof live.metadata?.uid === 'string' ? live.metadata.uid : undefined;
+  const tell = (text: string): void => {
+    op.connection.notify({ text, operation: 'delete', target: warningTarget(target.ref) }, op.warnings);
+  };
+  if (!ownedBy(managers, flags.fieldManager, target.ref)) {
+    tell(notOwnedText(target.ref, flags.fieldManager, managers));
+    return { ...target.ref, ...(uid ? { uid } : {}), deletion: 'left-alone', reason: 'not-owned', managers };
+  }
+  try {
+    return { ...(await deleteOne(op, target, flags, uid)), managers };
+  } catch (error) {
+    if (!(error instanceof RequestError && error.statusCode === 409 && uid !== undefined)) throw error;
+    tell(replacedText(target.ref));
+    return { ...target.ref, deletion: 'left-alone', reason: 'replaced', managers };
+  }
+}
+
+export interface DeleteFlags {
+  dryRun?: boolean | undefined;
+  propagationPolicy?: string | undefined;
+  useUid: boolean;
+}
+
+/** Deletes in reverse order by name (a ref's `uid` as a precondition), attempting every target. */
+export async function deleteAll(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: DeleteFlags,
+): Promise<DeleteResult[]> {
+  const deleted: DeleteResult[] = [];
+  const failures: OperationFailure[] = [];
+  for (const target of [...targets].reverse()) {
+    try {
+      deleted.push(await deleteOne(op, target, flags, flags.useUid ? target.ref.uid : undefined));
+    } catch (error) {
+      failures.push({ resource: target.ref, error: asError(error) });
+    }
+  }
+  if (failures.length > 0) throw new OperationError('Delete', deleted, failures);
+  return deleted;
+}
+
+/** One DELETE; a 404 counts as already gone. */
+export async function deleteOne(
+  op: OperationContext,
+  target: Target,
+  flags: DeleteFlags,
+  uid: string | undefined,
+): Promise<DeleteResult> {
+  const body = {
+    kind: 'DeleteOptions',
+    apiVersion: 'v1',
+    ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}),
+    ...(flags.dryRun ? { dryRun: ['All'] } : {}),
+    ...(uid ? { preconditions: { uid } } : {}),
+  };
+  try {
+    const response = await send(op, {
+      method: 'DELETE',
+      path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
+      body,
+      step: 'Delete',
+      target: describeRef(target.ref),
+      object: warningTarget(target.ref),
+      redact: op.redact,
+    });
+    return { ...withUid(target.ref, uidOf(response.body) ?? uid ?? target.ref.uid), deletion: 'deleted' };
+  } catch (error) {
+    if (error instanceof RequestError && error.statusCode === 404)
+      return { ...target.ref, deletion: 'already-gone' };
+    throw error;
+  }
 }

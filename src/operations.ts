@@ -1,16 +1,10 @@
-// The steps the five operations are made of (rendering is render.ts): resolve targets, type them
-// against the server's schema, apply, read, delete.
+// The steps the five operations are made of (rendering is render.ts, deleting modes.ts): resolve
+// targets, type them against the server's schema, apply, read.
 import { debuglog } from 'node:util';
 import type { Operation, WarningRoute } from './connection/warnings.ts';
 import type { ClusterConnection } from './connection/connection.ts';
 import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from './connection/requests.ts';
-import {
-  OperationError,
-  type OperationFailure,
-  type Redactor,
-  RequestError,
-  ValidationError,
-} from './errors.ts';
+import { OperationError, type Redactor, RequestError, ValidationError } from './errors.ts';
 import type {
   CreatedRef,
   FieldValidation,
@@ -68,7 +62,7 @@ export function send(
 }
 
 /** How a warning names the object its request was about. */
-function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['target']> {
+export function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['target']> {
   return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: ref.namespace };
 }
 
@@ -82,7 +76,7 @@ export function objectPath(apiVersion: string, resource: string, namespace: stri
   return name === undefined ? collection : `${collection}/${segment(name)}`;
 }
 
-function uidOf(body: unknown): string | undefined {
+export function uidOf(body: unknown): string | undefined {
   if (!isRecord(body)) return undefined;
   const metadata = isRecord(body.metadata) ? body.metadata : {};
   if (typeof metadata.uid === 'string') return metadata.uid;
@@ -90,7 +84,7 @@ function uidOf(body: unknown): string | undefined {
   return typeof details.uid === 'string' ? details.uid : undefined;
 }
 
-function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
+export function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
   const { uid: _old, ...rest } = ref;
   return uid === undefined ? rest : { ...rest, uid };
 }
@@ -330,7 +324,7 @@ function isGone(error: unknown): boolean {
   return error instanceof RequestError && (error.statusCode === 404 || error.code === 'OTC_REPLACED');
 }
 
-async function readOne(op: OperationContext, target: Target): Promise<KubernetesObject> {
+export async function readOne(op: OperationContext, target: Target): Promise<KubernetesObject> {
   const { body } = await send(op, {
     method: 'GET',
     path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
@@ -352,49 +346,6 @@ async function readOne(op: OperationContext, target: Target): Promise<Kubernetes
   return body as KubernetesObject;
 }
 
-export interface DeleteFlags {
-  dryRun?: boolean | undefined;
-  propagationPolicy?: string | undefined;
-  useUid: boolean;
-}
-
-/** Deletes in reverse order, attempting every target; 404 counts as already deleted. */
-export async function deleteAll(
-  op: OperationContext,
-  targets: readonly Target[],
-  flags: DeleteFlags,
-): Promise<ResourceRef[]> {
-  const deleted: ResourceRef[] = [];
-  const failures: OperationFailure[] = [];
-  for (const target of [...targets].reverse()) {
-    const uid = flags.useUid ? target.ref.uid : undefined;
-    const body = {
-      kind: 'DeleteOptions',
-      apiVersion: 'v1',
-      ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}),
-      ...(flags.dryRun ? { dryRun: ['All'] } : {}),
-      ...(uid ? { preconditions: { uid } } : {}),
-    };
-    try {
-      const response = await send(op, {
-        method: 'DELETE',
-        path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
-        body,
-        step: 'Delete',
-        target: describeRef(target.ref),
-        object: warningTarget(target.ref),
-        redact: op.redact,
-      });
-      deleted.push(withUid(target.ref, uidOf(response.body) ?? target.ref.uid));
-    } catch (error) {
-      if (error instanceof RequestError && error.statusCode === 404) deleted.push(target.ref);
-      else failures.push({ resource: target.ref, error: asError(error) });
-    }
-  }
-  if (failures.length > 0) throw new OperationError('Delete', deleted, failures);
-  return deleted;
-}
-
-function asError(error: unknown): Error {
+export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }

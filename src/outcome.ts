@@ -1,8 +1,33 @@
 // What a failed request means for a caller that must act on it without reading its message: did
 // anything reach the server (`outcome`), and which kind of problem it was (`code`). Classified
 // here once, from the HTTP status, the server's Status and the wire failure underneath.
-import type { KubernetesStatus } from './types.ts';
 import { isRecord } from './util/json.ts';
+
+/**
+ * A Kubernetes `Status` body, as the API server sends it with an error.
+ *
+ * @example
+ * ```ts
+ * const status: ocp.KubernetesStatus | undefined = error instanceof ocp.RequestError ? error.status : undefined;
+ * for (const cause of status?.details?.causes ?? []) console.error(cause.field, cause.reason, cause.message);
+ * ```
+ */
+export interface KubernetesStatus {
+  kind?: string;
+  apiVersion?: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
+}
 
 /**
  * Whether the server may have acted on a failed request:

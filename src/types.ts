@@ -292,7 +292,7 @@ export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
  *
  * @example
  * ```ts
- * const options: ocp.DeleteOptions = { namespace: 'workers', api, dryRun: true, propagationPolicy: 'Background' };
+ * const options: ocp.DeleteOptions = { namespace: 'workers', api, fieldManager: 'nightly-jobs', dryRun: true };
  * ```
  */
 export interface DeleteOptions extends TemplateOptions {
@@ -300,6 +300,32 @@ export interface DeleteOptions extends TemplateOptions {
   dryRun?: boolean | undefined;
   /** Default: the server's for each kind. */
   propagationPolicy?: PropagationPolicy | undefined;
+  /** The field manager `create()` applied with; default `'mini-scheduler'`, create's. */
+  fieldManager?: string | undefined;
+  /**
+   * `'manager'` (default): read every object, delete only those `fieldManager` owns (an Apply entry
+   * of the main resource; for authorization.openshift.io Role and RoleBinding also Update), each
+   * with the read UID as a precondition, and leave the others alone. `'any'`: delete by name.
+   */
+  ownership?: 'manager' | 'any' | undefined;
+}
+
+/**
+ * One object of a `delete()` result: its ref and what the delete did with it.
+ *
+ * @example
+ * ```ts
+ * const results: ocp.DeleteResult[] = await ocp.delete('worker-template', params, { ...job, api });
+ * for (const r of results) if (r.deletion === 'left-alone') console.warn(r.name, r.reason, r.managers);
+ * ```
+ */
+export interface DeleteResult extends ResourceRef {
+  /** `'deleted'` now (`uid`: the deleted object's), `'already-gone'` (404), or `'left-alone'`. */
+  deletion: 'deleted' | 'already-gone' | 'left-alone';
+  /** Why left alone: `'not-owned'` (`uid`: the object's) or `'replaced'` (409 on the read UID). */
+  reason?: 'not-owned' | 'replaced' | undefined;
+  /** `ownership: 'manager'`: the object's managedFields entries, as the server records them. */
+  managers?: { manager: string; operation: 'Apply' | 'Update'; subresource?: string }[] | undefined;
 }
 
 /**
@@ -371,30 +397,4 @@ export interface Connection {
    */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
-}
-
-/**
- * A Kubernetes `Status` body, as the API server sends it with an error.
- *
- * @example
- * ```ts
- * const status: ocp.KubernetesStatus | undefined = error instanceof ocp.RequestError ? error.status : undefined;
- * for (const cause of status?.details?.causes ?? []) console.error(cause.field, cause.reason, cause.message);
- * ```
- */
-export interface KubernetesStatus {
-  kind?: string;
-  apiVersion?: string;
-  status?: string;
-  message?: string;
-  reason?: string;
-  code?: number;
-  details?: {
-    name?: string;
-    group?: string;
-    kind?: string;
-    uid?: string;
-    causes?: { reason?: string; message?: string; field?: string }[];
-    retryAfterSeconds?: number;
-  };
 }

@@ -53,6 +53,11 @@ export function leafPaths(config: JsonObject): Path[] {
   return out;
 }
 
+/** The leaf paths of a status written through the status subresource, under `status`. */
+export function statusPaths(status: Json | undefined): Path[] {
+  return isObject(status) ? leafPaths({ written: status }).map(([, ...rest]) => ['status', ...rest]) : [];
+}
+
 export function pathKey(path: Path): string {
   return JSON.stringify(path);
 }
@@ -148,4 +153,25 @@ export interface ManagedFieldsEntry {
 
 export function sameValue(a: Json | undefined, b: Json | undefined): boolean {
   return isDeepStrictEqual(a, b);
+}
+
+/**
+ * The order kube-apiserver writes managedFields in: operation (Apply before Update), then time,
+ * manager, apiVersion and subresource (k8s.io/apimachinery pkg/util/managedfields/internal/
+ * managedfields.go, sortEncodedManagedFields). Times have whole seconds, so text order is time order.
+ */
+export function sortedManagers(entries: readonly ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  const keys = (e: ManagedFieldsEntry): string[] => [
+    e.operation,
+    e.time,
+    e.manager,
+    e.apiVersion,
+    e.subresource ?? '',
+  ];
+  const order = (a: ManagedFieldsEntry, b: ManagedFieldsEntry): number => {
+    const [x, y] = [keys(a), keys(b)];
+    const i = x.findIndex((k, n) => k !== y[n]);
+    return i < 0 ? 0 : (x[i] ?? '') < (y[i] ?? '') ? -1 : 1;
+  };
+  return [...entries].sort(order);
 }

@@ -18,6 +18,7 @@ import {
   pathText,
   sameValue,
   setAt,
+  sortedManagers,
   toFieldsV1,
   valueAt,
 } from './fields.ts';
@@ -54,6 +55,7 @@ export function managedEntry(
   manager: string,
   operation: 'Apply' | 'Update',
   paths: readonly Path[],
+  subresource?: string,
 ): ManagedFieldsEntry {
   return {
     manager,
@@ -62,6 +64,7 @@ export function managedEntry(
     time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     fieldsType: 'FieldsV1',
     fieldsV1: toFieldsV1(paths),
+    ...(subresource === undefined ? {} : { subresource }),
   };
 }
 
@@ -137,26 +140,40 @@ export function appliedObject(
     0,
     unchangedOwnership ? mine : ownership,
   );
-  meta(result).managedFields = newManagers as unknown as Json;
+  meta(result).managedFields = sortedManagers(newManagers) as unknown as Json;
   return result;
 }
 
 /**
- * After a merge patch touched `touched` (leaf paths), `manager` owns them as an Update and every
- * other manager loses them; managers left owning nothing are dropped. Returns the new managedFields.
+ * After a merge patch touched `touched` (leaf paths), `manager` owns them as an Update (of the main
+ * resource, or of `subresource`) and every other manager loses them; managers left owning nothing
+ * are dropped. One entry per manager, operation, apiVersion and subresource, as the server keys them
+ * (managedfields/internal/buildmanagerinfo.go). Returns the new managedFields.
  */
 export function patchedManagers(
   info: ResourceInfo,
   result: JsonObject,
   manager: string,
   touched: readonly Path[],
+  subresource?: string,
 ): Json {
-  const managers = ((meta(result).managedFields as unknown as ManagedFieldsEntry[] | undefined) ?? []).map(
-    (m) => ({
+  const entry = managedEntry(info, manager, 'Update', touched, subresource);
+  const sameIdentity = (m: ManagedFieldsEntry): boolean =>
+    m.manager === manager &&
+    m.operation === 'Update' &&
+    m.apiVersion === entry.apiVersion &&
+    m.subresource === subresource;
+  const live = (meta(result).managedFields as unknown as ManagedFieldsEntry[] | undefined) ?? [];
+  const mine = live.find(sameIdentity);
+  const managers = live
+    .filter((m) => m !== mine)
+    .map((m) => ({
       ...m,
       fieldsV1: toFieldsV1(fromFieldsV1(m.fieldsV1).filter((p) => !touched.some((t) => overlaps(t, p)))),
-    }),
+    }));
+  const owned = new Map(
+    [...(mine ? fromFieldsV1(mine.fieldsV1) : []), ...touched].map((p) => [pathKey(p), p]),
   );
-  if (touched.length > 0) managers.push(managedEntry(info, manager, 'Update', touched));
-  return managers.filter((m) => Object.keys(m.fieldsV1).length > 0);
+  if (owned.size > 0) managers.push({ ...entry, fieldsV1: toFieldsV1([...owned.values()]) });
+  return sortedManagers(managers.filter((m) => Object.keys(m.fieldsV1).length > 0)) as unknown as Json;
 }

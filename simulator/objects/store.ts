@@ -8,7 +8,7 @@ import type { ResourceInfo } from '../types.ts';
 import { checkAppliedIdentity } from './applied-meta.ts';
 import { checkBody, foldStringData, specChanged } from './body.ts';
 import { meta, str } from './fields.ts';
-import { isObject, type Json, type JsonObject, leafPaths, sameValue } from './fields.ts';
+import { isObject, type Json, type JsonObject, leafPaths, sameValue, statusPaths } from './fields.ts';
 import { appliedObject, managedEntry, patchedManagers } from './ownership.ts';
 import {
   alreadyExists,
@@ -192,8 +192,17 @@ export class ObjectStore {
     const kept = (path: readonly string[]): boolean =>
       path.reduce<Json | undefined>((node, key) => (isObject(node) ? node[key] : undefined), result) !==
       undefined;
-    const touched = options.subresource === 'status' ? [] : leafPaths(patch).filter(kept);
-    meta(result).managedFields = patchedManagers(info, result, options.fieldManager, touched);
+    // A status write is owned as an Update of the status subresource (its entry says so); leafPaths
+    // leaves status out, which only the status subresource writes.
+    const written = options.subresource === 'status' ? statusPaths(patch.status) : leafPaths(patch);
+    const touched = written.filter(kept);
+    meta(result).managedFields = patchedManagers(
+      info,
+      result,
+      options.fieldManager,
+      touched,
+      options.subresource,
+    );
     if (!sameValue(result, live) && !options.dryRun) {
       if (specChanged(live, result)) meta(result).generation = Number(meta(result).generation ?? 1) + 1;
       meta(result).resourceVersion = this.#nextVersion();

@@ -17,6 +17,7 @@ import {
   type Path,
   pathKey,
   sameValue,
+  sortedManagers,
   str,
   toFieldsV1,
   valueAt,
@@ -145,7 +146,7 @@ function managedFieldsAfter(
     fieldsV1: toFieldsV1([...owned.values()]),
   };
   const others = kept.filter((e) => e !== mine && Object.keys(e.fieldsV1).length > 0);
-  return set.length > 0 || mine ? [...others, entry] : others;
+  return sortedManagers(set.length > 0 || mine ? [...others, entry] : others);
 }
 
 /**

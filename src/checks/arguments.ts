@@ -118,7 +118,7 @@ export function checkTemplateArguments(
     }
     issues.push(...labelProblems(options.labels));
     if (
-      call === 'create' &&
+      (call === 'create' || call === 'delete') &&
       options.fieldManager !== undefined &&
       (typeof options.fieldManager !== 'string' ||
         options.fieldManager === '' ||
@@ -131,9 +131,19 @@ export function checkTemplateArguments(
       issues.push('fieldValidation must be "Strict", "Warn" or "Ignore"');
     }
     checkDeleteFlags(options, issues);
+    checkOwnership(options, issues);
     checkMissing(options.missing, issues);
   }
   return issues;
+}
+
+function checkOwnership(options: Record<string, unknown>, issues: Issues): void {
+  const { ownership } = options;
+  if (ownership !== undefined && ownership !== 'manager' && ownership !== 'any')
+    issues.push(`ownership must be "manager" or "any", got ${describe(ownership)}`);
+  // A delete by name reads no owner: a fieldManager given with it would be ignored, never used.
+  if (ownership === 'any' && options.fieldManager !== undefined)
+    issues.push('fieldManager cannot be combined with ownership "any", which deletes by name');
 }
 
 function checkMissing(missing: unknown, issues: Issues): void {

@@ -26,7 +26,7 @@ const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
   process: [...TEMPLATE_KEYS],
   create: [...TEMPLATE_KEYS, 'fieldManager', 'dryRun', 'fieldValidation'],
   get: [...TEMPLATE_KEYS, 'missing'],
-  delete: [...TEMPLATE_KEYS, ...DELETE_KEYS],
+  delete: [...TEMPLATE_KEYS, ...DELETE_KEYS, 'fieldManager', 'ownership'],
   'get with resources': [...COMMON_KEYS, 'resources', 'missing'],
   'delete with resources': [...COMMON_KEYS, 'resources', ...DELETE_KEYS],
 };
@@ -75,7 +75,10 @@ export function checkOptionKeys(call: Call, options: Record<string, unknown>, is
       continue;
     }
     const other = closest(key, ALL_OPTION_KEYS);
-    const elsewhere = other === undefined ? [] : callsTaking(other).filter((c) => c !== operation);
+    // In reference mode, a key of the same operation's template mode is named as that mode's.
+    const elsewhere = (other === undefined ? [] : callsTaking(other))
+      .map((c) => (referenceMode && c === operation ? `template-mode ${c}` : c))
+      .filter((c) => c !== operation);
     if (other === undefined || elsewhere.length === 0) {
       issues.push(`${key}: unknown option of ${operation}; it takes ${allowed.join(', ')}`);
     } else if (other === key) {

@@ -126,6 +126,11 @@ export class ClusterConnection implements Connection {
     return this.#closing.signal.aborted;
   }
 
+  /** Whether requests share one HTTP/2 connection; over HTTP/1.1 each one in parallel opens its own. */
+  get multiplexed(): boolean {
+    return this.#transport.protocol === 'h2';
+  }
+
   /**
    * Sends on the Connection's transport with plain `request()` calls: fetch's WHATWG machinery cost
    * about 0.45 ms a request here, and per-request read limits are plain options.

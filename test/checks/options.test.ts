@@ -62,7 +62,7 @@ describe('unknown options are refused before any request', () => {
     [
       'process',
       ['worker-template', {}, { ...WORKER, fieldManager: 'me' }],
-      'fieldManager is an option of create(), not of process()',
+      'fieldManager is an option of create() or delete(), not of process()',
     ],
     [
       'get',
@@ -77,7 +77,7 @@ describe('unknown options are refused before any request', () => {
     [
       'delete',
       [{ namespace: 'workers', resources: [], fieldmanager: 'x' }],
-      'fieldmanager: unknown option; fieldManager is an option of create(), not of delete()',
+      'fieldmanager: unknown option; fieldManager is an option of create() or template-mode delete(), not of delete()',
     ],
     [
       'get',

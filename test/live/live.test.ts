@@ -301,6 +301,55 @@ describe('live checks', () => {
     for (const ref of replacement.slice(0, 1)) expect(await exists(ref)).toBe(true);
   });
 
+  /** An object made as `kubectl create` makes it: a POST with its manager named kubectl-create. */
+  async function kubectlCreate(
+    kind: 'ConfigMap' | 'Secret',
+    name: string,
+    data: Record<string, string>,
+  ): Promise<ocp.ResourceRef> {
+    const objects = kubeConfig(config).makeApiClient(k8s.KubernetesObjectApi);
+    const body = { apiVersion: 'v1', kind, metadata: { name, namespace: config.namespace }, data };
+    const made = (await objects.create(body, undefined, undefined, 'kubectl-create')) as unknown as {
+      metadata: { uid: string };
+    };
+    const ref = { apiVersion: 'v1', kind, namespace: config.namespace, name, uid: made.metadata.uid };
+    ledger.add([ref]);
+    return ref;
+  }
+
+  test("a replay leaves alone a Secret another made, which the job's create conflicted with", async () => {
+    const foreign = await kubectlCreate('Secret', `${config.prefix}-foreign-secret`, { a: 'dGhlaXJz' });
+    const error = await ocp.create(TEMPLATE, params('foreign'), options()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ocp.OperationError);
+    ledger.add((error as ocp.OperationError).resources);
+    const results = await ocp.delete(TEMPLATE, params('foreign'), {
+      ...options(),
+      onWarning: () => undefined,
+    });
+    const secret = results.find((r) => r.kind === 'Secret');
+    expect(secret).toMatchObject({ uid: foreign.uid, deletion: 'left-alone', reason: 'not-owned' });
+    expect(secret?.managers).toEqual([{ manager: 'kubectl-create', operation: 'Update' }]);
+    expect(results.find((r) => r.kind === 'ConfigMap')?.deletion).toBe('deleted');
+    expect(await exists(foreign)).toBe(true);
+  });
+
+  test('a replay deletes an object create() took over; the refs with created: true keep it', async () => {
+    const theirs = await kubectlCreate('ConfigMap', `${config.prefix}-takeover-config`, { note: 'theirs' });
+    const refs = await ocp.create(TEMPLATE, params('takeover'), options());
+    ledger.add(refs);
+    expect(refs[0]?.created).toBe(false);
+    await ocp.delete({ namespace: config.namespace, resources: refs.filter((r) => r.created), api });
+    expect(await exists(theirs)).toBe(true);
+    const replay = await ocp.delete(TEMPLATE, params('takeover'), options());
+    const taken = replay.find((r) => r.kind === 'ConfigMap');
+    expect(taken?.deletion).toBe('deleted');
+    expect(taken?.managers).toEqual([
+      { manager: 'mini-scheduler', operation: 'Apply' },
+      { manager: 'kubectl-create', operation: 'Update' },
+    ]);
+    ledger.forget(replay);
+  });
+
   test('a KubeVirt VirtualMachine round trip', async (ctx) => {
     if (!servesKubeVirt) {
       skip(ctx, 'the cluster does not serve kubevirt.io/v1');

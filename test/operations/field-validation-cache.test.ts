@@ -330,7 +330,8 @@ test('process(), get() and both deletes fetch no schema; create() on the same Co
   await ocp.delete({ namespace: 'workers', resources: refs, api, dryRun: true });
   await ocp.delete({ namespace: 'workers', resources: refs, api });
   await ocp.delete('worker-template', params, { ...WORKER, api });
-  expect(h.sim.log.filter((e) => e.method === 'DELETE')).toHaveLength(9);
+  // The replay reads its objects first: the reference-mode delete removed them, so it sends no DELETE.
+  expect(h.sim.log.filter((e) => e.method === 'DELETE')).toHaveLength(6);
   expect(schemaGets(h)).toEqual([]);
   await ocp.create('worker-template', params, { ...WORKER, api });
   expect(roots(h)).toHaveLength(1);

@@ -84,6 +84,10 @@ describe('apply bodies', () => {
       apiVersion: 'v1',
       propagationPolicy: 'Foreground',
       dryRun: ['All'],
+      // The replay read the object first and deletes only that one.
+      preconditions: {
+        uid: (h.sim.getObject('v1', 'ConfigMap', 'workers', 'dry-config')?.metadata as { uid: string }).uid,
+      },
     });
     await ocp.delete('worker-template', { VM_NAME: 'dry' }, { ...WORKER, api });
   });
@@ -105,7 +109,9 @@ describe('KubeVirt', () => {
     expect(h.sim.log.filter((e) => e.path === '/apis/kubevirt.io/v1')).toHaveLength(0);
     const deleted = await ocp.delete({ namespace: 'workers', resources: refs, api });
     // The delete names the object as the ref does; whether create() created it is create's to say.
-    expect(refs[2]).toMatchObject(deleted[0] ?? {});
+    const { deletion, ...named } = deleted[0] ?? { deletion: undefined };
+    expect(deletion).toBe('deleted');
+    expect(refs[2]).toMatchObject(named);
     expect(deleted[0]?.uid).toBe(refs[2]?.uid);
     expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'kv-1')).toBeUndefined();
   });

@@ -42,8 +42,13 @@ test('delete after a restart: a brand-new connection and no create result', asyn
     '/api/v1/namespaces/workers/secrets/replay-1-credentials',
     '/api/v1/namespaces/workers/configmaps/replay-1-config',
   ]);
-  // Template mode never sends a UID precondition.
-  for (const entry of deletes) expect(JSON.parse(entry.body)).not.toHaveProperty('preconditions');
+  // Each object was read first, and deleted with the UID read as a precondition.
+  const gets = h.sim.log.filter((e) => e.method === 'GET' && deletes.some((d) => d.path === e.path));
+  expect(gets).toHaveLength(3);
+  expect(Math.max(...gets.map((e) => e.seq))).toBeLessThan(Math.min(...deletes.map((e) => e.seq)));
+  expect(deletes.map((e) => (JSON.parse(e.body) as { preconditions?: unknown }).preconditions)).toEqual(
+    deleted.map((r) => ({ uid: r.uid })),
+  );
   expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
 });
 
@@ -52,10 +57,15 @@ test('repeated deletion succeeds: 404 means already absent, and only a deletion 
   const first = await ocp.delete('worker-template', params, WORKER);
   // Deleted now: each ref carries the UID of the object the server deleted (README, delete()).
   expect(first.map((r) => r.uid)).toEqual(created.map((r) => r.uid).reverse());
+  expect(first.map((r) => r.deletion)).toEqual(['deleted', 'deleted', 'deleted']);
   h.sim.clearLog();
   const second = await ocp.delete('worker-template', params, WORKER);
   expect(second.map((r) => r.name)).toEqual(first.map((r) => r.name));
-  expect(second.every((r) => r.uid === undefined)).toBe(true);
+  expect(second.every((r) => r.uid === undefined && r.deletion === 'already-gone')).toBe(true);
+  // The replay's reads answered 404: nothing is left to delete, so no DELETE is sent.
+  expect(h.sim.log.filter((e) => e.method === 'DELETE')).toEqual([]);
+  const byName = await ocp.delete('worker-template', params, { ...WORKER, ownership: 'any' });
+  expect(byName.map((r) => r.deletion)).toEqual(['already-gone', 'already-gone', 'already-gone']);
   expect(h.sim.log.filter((e) => e.method === 'DELETE').map((e) => e.status)).toEqual([404, 404, 404]);
   // Reference mode keeps the uid it was given, deleted now or already gone.
   const again = await ocp.delete({ namespace: 'workers', resources: created });

@@ -341,8 +341,10 @@ describe('fault matrix', () => {
         error === undefined
           ? 'success'
           : `${(error as Error).constructor.name}${failure instanceof ocp.RequestError ? ` → ${failure.name}${failure.statusCode ? ` ${failure.statusCode}` : ''} ${failure.code}, ${failure.outcome}` : ''}`;
+      // A replay delete trusts a 404 (gone) and a 409 on its UID precondition (replaced: left alone).
       const expectSuccess =
-        fault.name === 'slow trickling body' || (fault.name === '404' && step.name === 'delete #2');
+        fault.name === 'slow trickling body' ||
+        (step.name === 'delete #2' && (fault.name === '404' || fault.name.startsWith('409')));
       const expectValidation = fault.name === '404' && step.name === 'discovery';
       if (expectSuccess) {
         expect(error).toBeUndefined();
@@ -412,7 +414,9 @@ describe('fault matrix', () => {
         const deleted =
           error instanceof ocp.OperationError
             ? error.resources.map((r) => r.name)
-            : ((result as ocp.ResourceRef[] | undefined) ?? []).map((r) => r.name);
+            : ((result as ocp.DeleteResult[] | undefined) ?? [])
+                .filter((r) => r.deletion !== 'left-alone')
+                .map((r) => r.name);
         const gone = NAMES.filter((n) => !stored().includes(n));
         const unknown =
           error instanceof ocp.OperationError
@@ -422,7 +426,7 @@ describe('fault matrix', () => {
             : [];
         if (fault.name !== '404') for (const name of deleted) expect(gone).toContain(name);
         for (const name of gone) expect([...deleted, ...unknown]).toContain(name);
-        accounted = `gone ${JSON.stringify(gone)}; reported ${JSON.stringify(deleted)}${unknown.length ? `, outcome unknown ${JSON.stringify(unknown)}` : ''}${fault.name === '404' ? ' (the injected 404 says the object is gone: trusted)' : ''}`;
+        accounted = `gone ${JSON.stringify(gone)}; reported ${JSON.stringify(deleted)}${unknown.length ? `, outcome unknown ${JSON.stringify(unknown)}` : ''}${fault.name === '404' ? ' (the injected 404 says the object is gone: trusted)' : ''}${fault.name.startsWith('409') ? ' (the injected 409 on the UID precondition says it was replaced: left alone)' : ''}`;
       }
 
       // The connection is still usable, and close() leaves nothing open.
