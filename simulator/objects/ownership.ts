@@ -135,12 +135,17 @@ export function appliedObject(
   }
   const ownership = managedEntry(info, options.fieldManager, 'Apply', applied);
   const unchangedOwnership = mine !== undefined && sameValue(mine.fieldsV1, ownership.fieldsV1);
-  newManagers.splice(
-    mine ? managers.indexOf(mine) : newManagers.length,
-    0,
-    unchangedOwnership ? mine : ownership,
-  );
-  meta(result).managedFields = sortedManagers(newManagers) as unknown as Json;
+  // An entry that owns no field is not kept, and no entries at all means no managedFields: a
+  // ServiceAccount applied with its name only has none on kube-apiserver 1.34 (the real tier).
+  if (Object.keys(ownership.fieldsV1).length > 0) {
+    newManagers.splice(
+      mine ? managers.indexOf(mine) : newManagers.length,
+      0,
+      unchangedOwnership ? mine : ownership,
+    );
+  }
+  if (newManagers.length > 0) meta(result).managedFields = sortedManagers(newManagers) as unknown as Json;
+  else delete meta(result).managedFields;
   return result;
 }
 

@@ -229,6 +229,38 @@ describe('taken over', () => {
   });
 });
 
+describe('an object applied with its name only', () => {
+  test('has no entry of its manager, as on kube-apiserver: replay leaves it alone, its ref deletes it', async () => {
+    const template: ocp.TemplateObject = {
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      metadata: { name: 'bare' },
+      objects: [
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bare-account' } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bare-config' }, data: { a: 'b' } },
+      ],
+    };
+    const refs = await ocp.create(template, {}, { namespace: 'workers', api });
+    // kube-apiserver drops an entry that owns no field, and then has no managedFields at all.
+    expect(h.sim.getObject('v1', 'ServiceAccount', 'workers', 'bare-account')?.metadata).not.toHaveProperty(
+      'managedFields',
+    );
+    const { warnings, onWarning } = collect();
+    const replay = await ocp.delete(template, {}, { namespace: 'workers', api, onWarning });
+    expect(replay.map((r) => [r.kind, r.deletion, r.reason])).toEqual([
+      ['ConfigMap', 'deleted', undefined],
+      ['ServiceAccount', 'left-alone', 'not-owned'],
+    ]);
+    expect(warnings.map((w) => w.target?.name)).toEqual(['bare-account']);
+    const byRef = await ocp.delete({
+      namespace: 'workers',
+      resources: refs.filter((r) => r.kind === 'ServiceAccount'),
+      api,
+    });
+    expect(byRef.map((r) => r.deletion)).toEqual(['deleted']);
+  });
+});
+
 describe('legacy authorization.openshift.io', () => {
   const template = (apiVersion: string): ocp.TemplateObject => ({
     apiVersion: 'template.openshift.io/v1',
