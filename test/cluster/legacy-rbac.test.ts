@@ -20,6 +20,14 @@ const legacy = (binding: Record<string, unknown>): ocp.TemplateObject => ({
       rules: [{ verbs: ['get', 'list'], resources: ['configmaps'] }],
     },
     { apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding', ...binding },
+    // OpenShift 3's spelling, which the server's processing puts into authorization.openshift.io.
+    {
+      apiVersion: 'v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'legacy-old-view' },
+      groupNames: ['legacy-viewers'],
+      roleRef: { name: 'view' },
+    },
   ],
 });
 
@@ -59,11 +67,14 @@ describe.skipIf(!clusterKubeconfig)('legacy RBAC kinds on the real tier', () => 
         ['ServiceAccount', 'legacy-app', true],
         ['Role', 'legacy-reader', true],
         ['RoleBinding', 'legacy-read', true],
+        ['RoleBinding', 'legacy-old-view', true],
       ]);
-      expect(warnings.filter((w) => w.includes('POST'))).toHaveLength(2);
+      expect(refs[3]?.apiVersion).toBe('authorization.openshift.io/v1');
+      expect(warnings.filter((w) => w.includes('POST'))).toHaveLength(3);
       // kube-apiserver holds them: the UIDs the library reports are kube-apiserver's.
       expect(await rbacUid('roles', 'legacy-reader')).toBe(refs[1]?.uid);
       expect(await rbacUid('rolebindings', 'legacy-read')).toBe(refs[2]?.uid);
+      expect(await rbacUid('rolebindings', 'legacy-old-view')).toBe(refs[3]?.uid);
       const again = await ocp.create(template, {}, { namespace: 'workers', api });
       expect(again.map((r) => r.uid)).toEqual(refs.map((r) => r.uid));
       const live = await ocp.get(template, {}, { namespace: 'workers', api });
@@ -71,12 +82,14 @@ describe.skipIf(!clusterKubeconfig)('legacy RBAC kinds on the real tier', () => 
         'v1 ServiceAccount',
         'authorization.openshift.io/v1 Role',
         'authorization.openshift.io/v1 RoleBinding',
+        'authorization.openshift.io/v1 RoleBinding',
       ]);
     }
     await using fresh = await ocp.connect({ kubeconfig: clusterKubeconfig ?? '' });
     await ocp.delete(template, {}, { namespace: 'workers', api: fresh });
     expect(await rbacUid('roles', 'legacy-reader')).toBeUndefined();
     expect(await rbacUid('rolebindings', 'legacy-read')).toBeUndefined();
+    expect(await rbacUid('rolebindings', 'legacy-old-view')).toBeUndefined();
   });
 
   test("a binding to a role its caller does not hold is refused by kube-apiserver's escalation check", async () => {
