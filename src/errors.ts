@@ -154,6 +154,12 @@ export class RequestError extends Error {
   readonly reason: string | undefined;
   /** The server's Status, with any secret value redacted. */
   readonly status: KubernetesStatus | undefined;
+  /**
+   * Which limit a `TimeoutError` hit: `'request'`, this operation's `requestTimeout` (connect or
+   * read), which a retry may well meet; `'signal'`, the caller's own deadline through `signal`
+   * (`AbortSignal.timeout`), which a retry would only exceed again. `undefined` when not a timeout.
+   */
+  readonly timeout: TimeoutKind | undefined;
 
   constructor(step: string, target: string, detail: string, fields: RequestErrorFields = {}) {
     super(`${step} ${target}: ${detail}`, fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -169,6 +175,7 @@ export class RequestError extends Error {
     this.outcome =
       fields.outcome ??
       (answered === undefined ? wireOutcome(fields.cause) : answerOutcome(answered, fields.status));
+    this.timeout = fields.kind === 'timeout' ? (fields.timeout ?? 'request') : undefined;
     if (fields.kind === 'timeout') this.name = 'TimeoutError';
     else if (fields.kind === 'abort') this.name = 'AbortError';
   }
@@ -192,6 +199,7 @@ export function stoppedBy(
     cause,
     kind,
     outcome,
+    ...(kind === 'timeout' ? { timeout: 'signal' as const } : {}),
   });
 }
 
@@ -205,7 +213,19 @@ export interface RequestErrorFields {
   status?: KubernetesStatus;
   cause?: unknown;
   kind?: 'timeout' | 'abort';
+  /** With `kind: 'timeout'`: whose limit it was (default `'request'`). */
+  timeout?: TimeoutKind;
 }
+
+/**
+ * Whose limit a timeout was: the operation's `requestTimeout`, or the caller's `signal`.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.RequestError && error.timeout === 'request') retryLater();
+ * ```
+ */
+export type TimeoutKind = 'request' | 'signal';
 
 /** Replaces every occurrence of a sensitive value; shorter values than this are not worth hiding. */
 const MIN_SECRET_LENGTH = 4;

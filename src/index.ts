@@ -36,7 +36,7 @@ import { checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, templateCall, traceOperation } from './connection/tracing.ts';
 
 export { OperationError, RequestError, ValidationError } from './errors.ts';
-export type { KubernetesStatus, OperationFailure } from './errors.ts';
+export type { KubernetesStatus, OperationFailure, TimeoutKind } from './errors.ts';
 export type {
   ErrorCode,
   OperationErrorCode,

@@ -47,7 +47,9 @@ export async function withConnection<T>(
     if (!(options.api instanceof ClusterConnection)) {
       throw new ValidationError(operation, ['api must be a Connection returned by connect()']);
     }
-    if (options.api.closed) throw new ValidationError(operation, ['api is a closed Connection']);
+    // The code a request in flight gets when close() ends it: a scheduler checks one code.
+    if (options.api.closed)
+      throw new ValidationError(operation, ['api is a closed Connection'], 'OTC_CONNECTION_CLOSED');
     return work(options.api);
   }
   // The operation's signal covers its own connection too: loading, the check request, the pool.

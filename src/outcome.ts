@@ -79,7 +79,9 @@ export type RequestErrorCode =
 
 /**
  * The stable codes of `ValidationError`: bad input the caller must fix (`OTC_INVALID_ARGUMENT`,
- * `OTC_UNSAFE_OBJECT`), or an environment the caller cannot fix by changing the call
+ * `OTC_UNSAFE_OBJECT`), a Connection already closed when the call began (`OTC_CONNECTION_CLOSED`,
+ * the code `RequestError` has when close() ends a request in flight; nothing was sent), or an
+ * environment the caller cannot fix by changing the call
  * (`OTC_KIND_NOT_SERVED`, `OTC_SCHEMA_UNAVAILABLE`, `OTC_NODE_VERSION`, `OTC_PROXY_CONFIG`).
  *
  * @example
@@ -89,6 +91,7 @@ export type RequestErrorCode =
  */
 export type ValidationErrorCode =
   | 'OTC_INVALID_ARGUMENT'
+  | 'OTC_CONNECTION_CLOSED'
   | 'OTC_UNSAFE_OBJECT'
   | 'OTC_KIND_NOT_SERVED'
   | 'OTC_SCHEMA_UNAVAILABLE'

@@ -288,8 +288,13 @@ describe('arguments', () => {
     ).toBeInstanceOf(ocp.ValidationError);
     const closed = await h.connect();
     await closed.close();
-    const error = await rejection(ocp.process('worker-template', {}, { namespace: 'workers', api: closed }));
+    const error = instance(
+      await rejection(ocp.process('worker-template', {}, { namespace: 'workers', api: closed })),
+      ocp.ValidationError,
+    );
     expect(error.message).toContain('api is a closed Connection');
+    // The code a request in flight gets when close() ends it (test/connection/loose-ends.test.ts).
+    expect(error.code).toBe('OTC_CONNECTION_CLOSED');
   });
 });
 

@@ -63,6 +63,8 @@ describe('timeouts', () => {
     expect(failure.resources.map((r) => r.name)).toEqual(['slow-config']);
     const timeout = instance(failure.failures[0]?.error, ocp.RequestError);
     expect(timeout.name).toBe('TimeoutError');
+    // This operation's requestTimeout, not the caller's deadline: a retry may well meet it.
+    expect([timeout.code, timeout.timeout]).toEqual(['OTC_TIMEOUT', 'request']);
     expect(timeout.message).toBe(
       'Apply Secret "slow-credentials" in namespace "workers": read timed out after 300 ms; the mutation may or may not have been applied',
     );
@@ -184,6 +186,8 @@ describe('cancellation', () => {
       ocp.RequestError,
     );
     expect(timed.name).toBe('TimeoutError');
+    // The caller's own deadline: the same code, told apart by the field.
+    expect([timed.code, timed.timeout]).toEqual(['OTC_TIMEOUT', 'signal']);
   });
 });
 
