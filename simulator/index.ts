@@ -241,7 +241,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       }),
     getObject: (apiVersion, kind, namespace, name) => {
       const info = infoForObject(server.resources, { apiVersion, kind });
-      return server.store.peek(info, namespace, name);
+      return server.peek(info, namespace, name);
     },
     setStatus: (apiVersion, kind, namespace, name, status) => {
       server.store.setStatus(infoForObject(server.resources, { apiVersion, kind }), namespace, name, status);

@@ -23,6 +23,7 @@ import type {
 import { isRecord } from './util/json.ts';
 import { normalizeSecret } from './checks/secrets.ts';
 import { describeRef } from './checks/refs.ts';
+import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
 import type { Target } from './validate.ts';
 import type { MissingSchema, SchemaLookup } from './connection/openapi.ts';
 import { checkForApply, withoutServerSet, type ApplyCheck, type TypingProblem } from './schema/index.ts';
@@ -255,39 +256,55 @@ export async function typeTargets(
   });
 }
 
-/** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
+/** How create() writes: its field manager, and whether the server only pretends to. */
 export interface ApplyFlags {
   fieldManager: string;
   dryRun: boolean;
 }
 
+/** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
 export async function applyAll(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
-  const { fieldManager, dryRun } = flags;
   const applied: CreatedRef[] = [];
   for (const target of targets) {
     try {
-      const { code, body } = await send(op, {
-        method: 'PATCH',
-        path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
-        query: { fieldManager, dryRun: dryRun ? 'All' : undefined },
-        contentType: 'application/apply-patch+yaml',
-        body: normalizeSecret(target.object),
-        step: 'Apply',
-        target: describeRef(target.ref),
-        object: warningTarget(target.ref),
-        redact: op.redact,
+      const written = await write(op, target, flags, false).catch((error: unknown) => {
+        const { statusCode, status } = error instanceof RequestError ? error : {};
+        if (!applyFoundNothing(target.ref, statusCode, status)) throw error;
+        return write(op, target, flags, true);
       });
-      // The server answers an apply that creates the object 201, one that updates it 200.
-      applied.push({ ...withUid(target.ref, uidOf(body)), created: code === 201 });
+      applied.push(written);
     } catch (error) {
       throw new OperationError('Apply', applied, [{ resource: target.ref, error: asError(error) }]);
     }
   }
   return applied;
+}
+
+/** One write of create(): an apply, or the POST of a kind apply cannot create (checks/created-by-post.ts). */
+async function write(op: OperationContext, target: Target, flags: ApplyFlags, post: boolean) {
+  const { ref } = target;
+  const { code, body } = await send(op, {
+    method: post ? 'POST' : 'PATCH',
+    path: objectPath(ref.apiVersion, target.resource, ref.namespace, post ? undefined : ref.name),
+    // The field manager on the POST too: kube-apiserver records the create under it.
+    query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
+    ...(post ? {} : { contentType: 'application/apply-patch+yaml' }),
+    body: normalizeSecret(target.object),
+    step: 'Apply',
+    target: describeRef(ref),
+    object: warningTarget(ref),
+    redact: op.redact,
+  });
+  if (post) {
+    const text = op.redact(createdByPostText(ref, flags.dryRun));
+    op.connection.notify({ text, operation: op.operation, target: warningTarget(ref) }, op.warnings);
+  }
+  // The server answers a write that creates the object 201, one that updates it 200.
+  return { ...withUid(ref, uidOf(body)), created: code === 201 };
 }
 
 /**

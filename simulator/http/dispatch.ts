@@ -4,6 +4,7 @@ import { discoveryAnswer } from '../discovery/answers.ts';
 import type { OpenApiDocuments } from '../discovery/openapi/documents.ts';
 import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { answerOpenApi } from '../discovery/openapi/handler.ts';
+import { proxiedKind, proxyRequest, type RbacBackend } from '../objects/legacy-rbac.ts';
 import { lookupNameError } from '../objects/names.ts';
 import { dryRunValues } from '../objects/options.ts';
 import { type ObjectRequest, objectRequest, type Target } from '../objects/requests.ts';
@@ -23,6 +24,8 @@ export interface Served {
   /** What /openapi/v3 serves: `undefined` when it answers 404 (the server still types bodies). */
   openapi: OpenApiDocuments | undefined;
   tables: TypeTables;
+  /** kube-apiserver's RBAC, which openshift-apiserver's legacy Roles and RoleBindings proxy to. */
+  rbac: RbacBackend;
 }
 
 /**
@@ -140,7 +143,11 @@ function dispatch(
     contentType: (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '',
     userAgent: request.headers['user-agent'],
   };
-  const result = computedCreate(route, objects, identity) ?? objectRequest(served, route, objects);
+  const result =
+    computedCreate(route, objects, identity) ??
+    (proxiedKind(route.info) && !route.subresource
+      ? proxyRequest(served.rbac, served.tables, route, objects, identity)
+      : objectRequest(served, route, objects));
   const deprecation = DEPRECATED[`${route.info.group}/${route.info.name}`];
   return deprecation === undefined
     ? result

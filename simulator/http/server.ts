@@ -12,6 +12,9 @@ import { infoForObject, RESOURCES } from '../discovery/resources.ts';
 import { applyFault } from '../faults/inject.ts';
 import { type FaultRule, FaultTable } from '../faults/rules.ts';
 import { isObject, type JsonObject } from '../objects/fields.ts';
+import { proxiedKind, type RbacBackend, storeBackend } from '../objects/legacy-rbac.ts';
+import { fromRbac, toRbac } from '../objects/rbac-conversion.ts';
+import { StatusError } from '../objects/status.ts';
 import { ObjectStore } from '../objects/store.ts';
 import { StatusError } from '../objects/status.ts';
 import { groupVersions } from '../discovery/answers.ts';
@@ -88,6 +91,7 @@ export class SimulatorServer {
   readonly documents = new OpenApiDocuments();
   readonly openapi: OpenApiDocuments | undefined;
   readonly tables = new TypeTables(this.documents);
+  readonly rbac: RbacBackend = storeBackend(this.store, this.resources);
   readonly log: LogEntry[] = [];
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;
@@ -321,6 +325,21 @@ export class SimulatorServer {
     if (info.namespaced && !this.store.namespaceExists(namespace)) {
       this.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     }
-    return this.store.seed(info, namespace, object, manager);
+    const legacy = proxiedKind(info);
+    if (legacy === undefined) return this.store.seed(info, namespace, object, manager);
+    const rbac = toRbac(legacy, { ...object, metadata: { ...metadata, namespace } });
+    return fromRbac(legacy, this.seed(rbac, manager));
+  }
+
+  /** What the server holds, or undefined; a legacy Role or RoleBinding as its RBAC object's view. */
+  peek(info: ResourceInfo, namespace: string, name: string): JsonObject | undefined {
+    const legacy = proxiedKind(info);
+    if (legacy === undefined) return this.store.peek(info, namespace, name);
+    try {
+      return fromRbac(legacy, this.rbac.as({ user: 'admin' }).get(legacy, namespace, name));
+    } catch (error) {
+      if (error instanceof StatusError && error.code === 404) return undefined;
+      throw error;
+    }
   }
 }

@@ -1,0 +1,240 @@
+// authorization.openshift.io Roles and RoleBindings, which openshift-apiserver cannot create by
+// server-side apply (its proxy's Update answers 404 for an object that does not exist yet):
+// create() creates them with a POST of the same rendered body, says so, and the life cycle works.
+// test/fixtures/jenkins-persistent.json is openshift/library's official/jenkins/templates/
+// jenkins-persistent-template.json at 4eeddd3d (Apache-2.0), reformatted only.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import type { JsonObject } from '../../simulator/index.ts';
+import { type Harness, harness, instance, rejection, WORKER } from '../helpers.ts';
+
+const JENKINS = JSON.parse(
+  readFileSync(new URL('../fixtures/jenkins-persistent.json', import.meta.url), 'utf8'),
+) as JsonObject;
+
+let h: Harness;
+const all = ['create', 'get', 'patch', 'update', 'delete'];
+// Everything the legacy Template needs, except the RBAC group the proxy writes as the caller.
+const LEGACY_ONLY = {
+  user: 'deployer',
+  rules: [
+    { verbs: ['get'], apiGroups: ['template.openshift.io'], resources: ['templates'], namespaces: ['infra'] },
+    { verbs: ['create'], apiGroups: ['template.openshift.io'], resources: ['processedtemplates'] },
+    { verbs: all, apiGroups: [''], resources: ['serviceaccounts'] },
+    { verbs: all, apiGroups: ['authorization.openshift.io'], resources: ['roles', 'rolebindings'] },
+  ],
+};
+beforeAll(async () => {
+  h = await harness({ tokens: { 'deployer-token': LEGACY_ONLY } });
+  h.sim.seed({ ...JENKINS, metadata: { name: 'jenkins-persistent', namespace: 'infra' } });
+  h.sim.seedTemplate(
+    'legacy-rbac',
+    [{ name: 'APP', required: true }],
+    [
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: '${APP}' } },
+      {
+        apiVersion: 'authorization.openshift.io/v1',
+        kind: 'Role',
+        metadata: { name: '${APP}_reader' },
+        rules: [{ verbs: ['get', 'list'], resources: ['configmaps'] }],
+      },
+      {
+        apiVersion: 'authorization.openshift.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: '${APP}_read' },
+        roleRef: { name: '${APP}_reader', namespace: 'workers' },
+        subjects: [{ kind: 'ServiceAccount', name: '${APP}' }],
+      },
+      // OpenShift 3.x spellings, which the server's processing puts into authorization.openshift.io.
+      { apiVersion: 'v1', kind: 'Role', metadata: { name: '${APP}_old' }, rules: [] },
+      {
+        apiVersion: 'v1',
+        kind: 'RoleBinding',
+        metadata: { name: '${APP}_view' },
+        groupNames: ['${APP}-viewers'],
+        roleRef: { name: 'view' },
+      },
+    ],
+  );
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const LEGACY = 'authorization.openshift.io/v1';
+const warned = (): { texts: string[]; onWarning: ocp.WarningHandler } => {
+  const texts: string[] = [];
+  return { texts, onWarning: (w) => texts.push(`${w.operation} ${w.target?.name ?? ''}: ${w.text}`) };
+};
+const posted = (kind: string, name: string, done = 'was created'): string =>
+  `create ${name}: ${kind} "${name}" in namespace "workers" ${done} with a POST: openshift-apiserver cannot create ${LEGACY} ${kind} objects by server-side apply, which answered 404`;
+
+/** create, then a replayed create, get and delete by replay, each on a new Connection of its own. */
+async function roundTrip(template: string, params: ocp.TemplateParameters, options: ocp.CreateOptions) {
+  const first = warned();
+  const refs = await ocp.create(template, params, { ...options, onWarning: first.onWarning });
+  const second = warned();
+  const replayed = await ocp.create(template, params, { ...options, onWarning: second.onWarning });
+  const { fieldValidation: _typing, ...common } = options;
+  const live = await ocp.get(template, params, common);
+  const deleted = await ocp.delete(template, params, common);
+  return { refs, replayed, live, deleted, firstWarnings: first.texts, replayWarnings: second.texts };
+}
+
+describe('Templates with legacy RBAC kinds round-trip', () => {
+  test('jenkins-persistent: its RoleBinding created by POST, replay keeps every UID, delete', async () => {
+    h.sim.clearLog();
+    const run = await roundTrip('jenkins-persistent', {}, { ...WORKER, fieldValidation: 'Warn' });
+    const binding = run.refs.find((r) => r.kind === 'RoleBinding');
+    expect(binding).toMatchObject({ apiVersion: LEGACY, name: 'jenkins_edit', created: true });
+    expect(run.refs.every((r) => r.created)).toBe(true);
+    expect(run.firstWarnings).toContain(posted('RoleBinding', 'jenkins_edit'));
+    // The replay applies: the proxy's update path, the same objects.
+    expect(run.replayed.map((r) => r.uid)).toEqual(run.refs.map((r) => r.uid));
+    expect(run.replayed.some((r) => r.created)).toBe(false);
+    expect(run.replayWarnings.some((t) => t.includes('POST'))).toBe(false);
+    expect(run.live.map((o) => o.metadata?.uid)).toEqual(run.refs.map((r) => r.uid));
+    expect(run.deleted.map((r) => r.name)).toContain('jenkins_edit');
+    expect(
+      h.sim.getObject('rbac.authorization.k8s.io/v1', 'RoleBinding', 'workers', 'jenkins_edit'),
+    ).toBeUndefined();
+    // The apply that found nothing, then the POST, with the field manager kube-apiserver records.
+    const writes = h.sim.log.filter((e) => e.path.includes('/rolebindings') && e.method !== 'GET');
+    expect(writes.map((e) => `${e.method} ${String(e.status)}`)).toEqual([
+      'PATCH 404',
+      'POST 201',
+      'PATCH 200',
+      'DELETE 200',
+    ]);
+    expect(writes[1]?.query).toEqual({ fieldManager: 'mini-scheduler' });
+  });
+
+  test('a Template of its own: legacy Role and RoleBinding, also as group-less v1 kinds', async () => {
+    const run = await roundTrip('legacy-rbac', { APP: 'tool' }, WORKER);
+    expect(run.refs.map((r) => `${r.apiVersion} ${r.kind} ${String(r.created)}`)).toEqual([
+      'v1 ServiceAccount true',
+      `${LEGACY} Role true`,
+      `${LEGACY} RoleBinding true`,
+      `${LEGACY} Role true`,
+      `${LEGACY} RoleBinding true`,
+    ]);
+    expect(run.firstWarnings).toEqual([
+      posted('Role', 'tool_reader'),
+      posted('RoleBinding', 'tool_read'),
+      posted('Role', 'tool_old'),
+      posted('RoleBinding', 'tool_view'),
+    ]);
+    expect(run.replayed.map((r) => r.uid)).toEqual(run.refs.map((r) => r.uid));
+    expect(run.live[2]).toMatchObject({ roleRef: { name: 'tool_reader', namespace: 'workers' } });
+    expect(run.live[4]).toMatchObject({
+      groupNames: ['tool-viewers'],
+      subjects: [{ kind: 'Group', name: 'tool-viewers' }],
+    });
+    expect(run.deleted).toHaveLength(5);
+    for (const name of ['tool_reader', 'tool_old']) {
+      expect(h.sim.getObject('rbac.authorization.k8s.io/v1', 'Role', 'workers', name)).toBeUndefined();
+    }
+  });
+
+  test('reference-mode get and delete of the saved refs, from a new Connection', async () => {
+    const refs = await ocp.create('legacy-rbac', { APP: 'saved' }, WORKER);
+    // kube-apiserver recorded the POST's create under create()'s field manager.
+    const stored = h.sim.getObject('rbac.authorization.k8s.io/v1', 'RoleBinding', 'workers', 'saved_read');
+    expect(stored?.metadata).toMatchObject({
+      managedFields: [
+        { manager: 'mini-scheduler', operation: 'Update', apiVersion: 'rbac.authorization.k8s.io/v1' },
+      ],
+    });
+    await using api = await h.connect();
+    const live = await ocp.get({ namespace: 'workers', resources: refs, api });
+    expect(live.map((o) => o.metadata?.uid)).toEqual(refs.map((r) => r.uid));
+    const deleted = await ocp.delete({ namespace: 'workers', resources: refs, api });
+    expect(deleted.map((r) => r.uid)).toEqual([...refs].reverse().map((r) => r.uid));
+    expect(
+      h.sim.getObject('rbac.authorization.k8s.io/v1', 'RoleBinding', 'workers', 'saved_read'),
+    ).toBeUndefined();
+  });
+});
+
+describe('the POST, and only where the proxy answered that 404', () => {
+  test('a dry run POSTs with dryRun=All, reports created, stores nothing and says it would be', async () => {
+    const { texts, onWarning } = warned();
+    const refs = await ocp.create('legacy-rbac', { APP: 'dry' }, { ...WORKER, dryRun: true, onWarning });
+    expect(refs.every((r) => r.created && r.uid !== undefined)).toBe(true);
+    expect(texts).toContain(posted('RoleBinding', 'dry_read', 'would be created (dry run)'));
+    const post = h.sim.log.findLast((e) => e.method === 'POST' && e.path.endsWith('/rolebindings'));
+    expect(post?.query).toEqual({ fieldManager: 'mini-scheduler', dryRun: 'All' });
+    expect(h.sim.getObject(LEGACY, 'RoleBinding', 'workers', 'dry_read')).toBeUndefined();
+  });
+
+  test('a failed POST is the Apply failure, with exactly the objects written before it', async () => {
+    h.sim.addFault({
+      method: 'POST',
+      path: /\/roles$/,
+      action: { type: 'status', code: 403, reason: 'Forbidden' },
+    });
+    try {
+      const error = instance(
+        await rejection(ocp.create('legacy-rbac', { APP: 'denied' }, WORKER)),
+        ocp.OperationError,
+      );
+      expect(error.operation).toBe('Apply');
+      expect(error.resources.map((r) => r.name)).toEqual(['denied']);
+      const [failure] = error.failures;
+      expect(failure?.resource.name).toBe('denied_reader');
+      expect(instance(failure?.error, ocp.RequestError)).toMatchObject({ step: 'Apply', statusCode: 403 });
+    } finally {
+      h.sim.clearFaults();
+    }
+  });
+
+  test('a 404 for another kind, or for another object, is a failure and sends no POST', async () => {
+    h.sim.addFault({
+      method: 'PATCH',
+      path: /\/rolebindings\/other_read$/,
+      action: {
+        type: 'status',
+        code: 404,
+        reason: 'NotFound',
+        details: { name: 'someone-else', group: 'authorization.openshift.io', kind: 'rolebindings' },
+      },
+    });
+    h.sim.addFault({
+      method: 'PATCH',
+      path: /\/serviceaccounts\/nobody$/,
+      action: { type: 'status', code: 404, reason: 'NotFound' },
+    });
+    try {
+      h.sim.clearLog();
+      for (const app of ['other', 'nobody']) {
+        const error = instance(
+          await rejection(ocp.create('legacy-rbac', { APP: app }, WORKER)),
+          ocp.OperationError,
+        );
+        expect(instance(error.failures[0]?.error, ocp.RequestError).statusCode).toBe(404);
+      }
+      // Only other_reader's real 404 drew a POST.
+      const posts = h.sim.log.filter((e) => e.method === 'POST' && !e.path.endsWith('processedtemplates'));
+      expect(
+        posts.map((e) => JSON.parse(e.body) as { metadata: { name: string } }).map((b) => b.metadata.name),
+      ).toEqual(['other_reader']);
+    } finally {
+      h.sim.clearFaults();
+    }
+  });
+});
+
+test('without the verbs on rbac.authorization.k8s.io the proxy refuses the caller, and nothing is POSTed', async () => {
+  await using api = await h.connect({ context: 'deployer' });
+  h.sim.clearLog();
+  const error = instance(
+    await rejection(ocp.create('legacy-rbac', { APP: 'perm' }, { ...WORKER, api })),
+    ocp.OperationError,
+  );
+  expect(error.resources.map((r) => r.name)).toEqual(['perm']);
+  const failure = instance(error.failures[0]?.error, ocp.RequestError);
+  expect(failure).toMatchObject({ step: 'Apply', statusCode: 403, code: 'OTC_FORBIDDEN' });
+  expect(failure.message).toContain('cannot get resource "roles" in API group "rbac.authorization.k8s.io"');
+  expect(h.sim.mutations().map((e) => e.method)).toEqual(['POST', 'PATCH', 'PATCH']);
+});
