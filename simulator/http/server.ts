@@ -16,7 +16,6 @@ import { proxiedKind, type RbacBackend, storeBackend } from '../objects/legacy-r
 import { fromRbac, toRbac } from '../objects/rbac-conversion.ts';
 import { StatusError } from '../objects/status.ts';
 import { ObjectStore } from '../objects/store.ts';
-import { StatusError } from '../objects/status.ts';
 import { groupVersions } from '../discovery/answers.ts';
 import { documentPath } from '../discovery/openapi/documents.ts';
 import type { Identity, ResourceInfo } from '../types.ts';
@@ -91,7 +90,7 @@ export class SimulatorServer {
   readonly documents = new OpenApiDocuments();
   readonly openapi: OpenApiDocuments | undefined;
   readonly tables = new TypeTables(this.documents);
-  readonly rbac: RbacBackend = storeBackend(this.store, this.resources);
+  readonly rbac: RbacBackend;
   readonly log: LogEntry[] = [];
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;
@@ -115,6 +114,7 @@ export class SimulatorServer {
     this.tls = options.tls ?? generateTlsMaterial();
     this.#aggregated = options.aggregated && new AggregatedMode(options.aggregated);
     this.resources = options.aggregated ? AggregatedMode.served(RESOURCES) : [...RESOURCES];
+    this.rbac = storeBackend(this.store, this.resources);
     if (options.aggregated)
       this.documents.restrictTo(new Set(groupVersions(this.resources).map(documentPath)));
     this.tokens = new Map(Object.entries(options.tokens));
