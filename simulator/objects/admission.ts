@@ -6,7 +6,7 @@
 //   (kubernetes plugin/pkg/admission/serviceaccount/admission.go); `default` is taken to exist, as
 //   the ServiceAccount controller makes it in every namespace;
 // - RBAC's escalation check on a RoleBinding for a caller without `bind` on its Role: the Role is
-//   read (404 when missing) and its rules must be ones the caller holds
+//   read (404 when missing, worded as kube-apiserver 1.34 words it) and its rules must be ones the caller holds
 //   (kubernetes pkg/registry/rbac/rolebinding/policybased/storage.go). A ClusterRole is not judged.
 import { infoForObject } from '../discovery/resources.ts';
 import { permits } from '../http/access-review.ts';
@@ -55,7 +55,12 @@ export function admitRoleBinding(
   if (permits(identity, bind)) return;
   const info = infoForObject(resources, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' });
   const found = store.peek(info, namespace, role);
-  if (found === undefined) throw notFound(info, role);
+  const binding = infoForObject(resources, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+  });
+  // kube-apiserver 1.34 words the missing Role in the binding's resource (checked on the real tier).
+  if (found === undefined) throw notFound(binding, role);
   const rules = Array.isArray(found.rules) ? found.rules.filter(isObject) : [];
   const held = rules.every((rule) =>
     strings(rule.verbs).every((verb) =>
@@ -67,10 +72,6 @@ export function admitRoleBinding(
     ),
   );
   if (held) return;
-  const binding = infoForObject(resources, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-  });
   const denied = forbidden(binding, str(meta(object).name), identity.user, 'bind', namespace);
   const why = `user "${identity.user}" is attempting to grant RBAC permissions not currently held`;
   throw new StatusError(403, 'Forbidden', `${denied.status.message?.split(': ')[0] ?? ''}: ${why}`, {

@@ -19,14 +19,18 @@ const SERVICE_ACCOUNT_MISSING =
 /**
  * The Role a RoleBinding's refusal says is missing: RBAC's escalation check reads the bound Role
  * for a caller without `bind` (kubernetes pkg/registry/rbac/rolebinding/policybased/storage.go)
- * and answers its NotFound, which openshift-apiserver's legacy proxy relabels as its own resource
- * (openshift/openshift-apiserver pkg/authorization/apiserver/registry/wrapper.go).
+ * and answers its NotFound. kube-apiserver 1.34 words it in the binding's resource, naming the
+ * Role (`rolebindings.rbac.authorization.k8s.io "ROLE" not found`, details.name the Role's), as
+ * openshift-apiserver's legacy proxy relabels it too (registry/wrapper.go syncStatusError); the
+ * binding's own name there would be the binding itself missing.
  */
 function missingRole(refused: Ref, status: KubernetesStatus | undefined): string | undefined {
   const details = status?.details;
   const name = details?.name;
   if (typeof name !== 'string' || name === refused.name) return undefined;
-  const rbac = details?.group === 'rbac.authorization.k8s.io' && details.kind === 'roles';
+  const rbac =
+    details?.group === 'rbac.authorization.k8s.io' &&
+    (details.kind === 'roles' || details.kind === 'rolebindings');
   const legacy = details?.group === 'authorization.openshift.io' && details.kind === 'rolebindings';
   return rbac || legacy ? name : undefined;
 }

@@ -160,7 +160,7 @@ describe('a refusal anywhere writes nothing', () => {
     );
     expect([failure?.statusCode, failure?.status?.message]).toEqual([
       404,
-      'roles.rbac.authorization.k8s.io "reader" not found',
+      'rolebindings.rbac.authorization.k8s.io "reader" not found',
     ]);
   });
 });
