@@ -253,3 +253,24 @@ describe('the options', () => {
     ).toEqual(['All', 'All', 'write']);
   });
 });
+
+describe("the wave within the server's stream limit", () => {
+  test('a server taking 2 streams at a time: all 9 dry runs answered, then the 9 writes', async () => {
+    const narrow = await harness({ maxConcurrentStreams: 2 });
+    const connection = await narrow.connect();
+    try {
+      narrow.sim.seedTemplate(
+        'narrow',
+        [],
+        NINE_NAMES.map((name) => configMap(name)),
+      );
+      const refs = await ocp.create('narrow', {}, { ...WORKER, preflight: 'server', api: connection });
+      expect(refs.map((r) => r.name)).toEqual(NINE_NAMES);
+      const sent = objectMutations(narrow);
+      expect([dryRuns(sent).length, names(writes(sent))]).toEqual([9, NINE_NAMES]);
+    } finally {
+      await connection.close();
+      await narrow.close();
+    }
+  });
+});
