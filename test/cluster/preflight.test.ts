@@ -161,6 +161,48 @@ describe.skipIf(clusterKubeconfig === '')('#36: the pre-flight on the real tier'
     }
   });
 
+  test("an immutable field changed on a re-apply: both servers answer the dry run's 422 alike, create() writes nothing", async () => {
+    const service = (ip: string) => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'pf-svc' },
+      spec: { clusterIP: ip, ports: [{ port: 80 }] },
+    });
+    const objects = (ip: string) => [configMap('pf-s1'), service(ip)];
+    await create('pf-service', objects('10.0.0.50'), 'cluster');
+    // As create()'s own field manager, which owns clusterIP: another would meet a conflict first.
+    const path = `${pathOf('services', 'pf-svc')}?fieldManager=mini-scheduler&dryRun=All`;
+    const real = clientFor('admin');
+    const simulated = new KubeClient(sim.url, sim.caCert, sim.token);
+    try {
+      await simulated.send(
+        'PATCH',
+        path.replace('&dryRun=All', ''),
+        service('10.0.0.50'),
+        'application/apply-patch+yaml',
+      );
+      const answers = await Promise.all(
+        [real, simulated].map((c) =>
+          c.send('PATCH', path, service('10.0.0.51'), 'application/apply-patch+yaml'),
+        ),
+      );
+      const [fromReal, fromSim] = answers.map((a) => [a.status, (a.body as { message?: unknown }).message]);
+      expect(fromReal?.[0]).toBe(422);
+      expect(fromSim).toEqual(fromReal);
+    } finally {
+      real.close();
+      simulated.close();
+    }
+    mark = statSync(auditLog).size;
+    const error = await create('pf-service', objects('10.0.0.51'), 'cluster').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((error as ocp.OperationError).operation).toBe('Preflight');
+    expect(writesSince(auditLog, mark, ['pf-s1', 'pf-svc'])).toEqual([]);
+    await cleanUp('pf-service', objects('10.0.0.50'));
+  });
+
   test('a 403 on the 3rd of 9 objects: one Preflight error, and the audit log shows no write', async () => {
     const error = await create('pf-nine', NINE, 'no-secret-create').then(
       () => undefined,

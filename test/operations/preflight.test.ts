@@ -165,6 +165,26 @@ describe('a refusal anywhere writes nothing', () => {
   });
 });
 
+test('an immutable field changed on a re-apply (a 422): the objects before it are not written either', async () => {
+  const service = (ip: string): JsonObject => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'svc' },
+    spec: { clusterIP: ip, ports: [{ port: 80 }] },
+  });
+  h.sim.seedTemplate('service', [{ name: 'IP', required: true }], [configMap('s-first'), service('${IP}')]);
+  await ocp.create('service', { IP: '10.0.0.50' }, { ...WORKER, api, preflight: 'server' });
+  h.sim.clearLog();
+  const [failure] = refusal(
+    await rejection(ocp.create('service', { IP: '10.0.0.51' }, { ...WORKER, api, preflight: 'server' })),
+  );
+  expect([failure?.statusCode, failure?.status?.message]).toEqual([
+    422,
+    'Service "svc" is invalid: spec.clusterIPs[0]: Invalid value: ["10.0.0.51"]: may not change once set',
+  ]);
+  await ocp.delete('service', { IP: '10.0.0.50' }, { ...WORKER, api });
+});
+
 describe('objects that need an earlier object of the batch', () => {
   test.each([
     ['pod-after-account', 'Pod', 'job', 'v1'],
