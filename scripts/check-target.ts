@@ -1,11 +1,11 @@
 // Where check-templates runs its Templates: the embedded simulator (its request log is the write
 // log), or a server a kubeconfig names, such as `npm run cluster` (Templates stored through the
 // API, leftovers found with GETs, writes read from the audit log the tier names in the kubeconfig).
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as ocp from '../src/index.ts';
 import { type JsonObject, type LogEntry, startSimulator } from '../simulator/index.ts';
-import { KubeClient } from './cluster/kube.ts';
+import { currentContext } from './cluster/kube.ts';
 
 /** The kubeconfig cluster extension naming the tier's audit log (scripts/cluster/run.ts writes it). */
 export const AUDIT_LOG_EXTENSION = 'openshift-template-client.test/audit-log';
@@ -60,36 +60,10 @@ interface AuditEvent {
 
 const METHOD_OF: Record<string, string> = { create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE' };
 
-interface KubeconfigFile {
-  'current-context'?: string;
-  contexts?: { name: string; context: { cluster: string; user: string } }[];
-  clusters?: {
-    name: string;
-    cluster: {
-      server: string;
-      'certificate-authority-data'?: string;
-      extensions?: { name?: string; extension?: { path?: string } }[];
-    };
-  }[];
-  users?: { name: string; user: { token?: string } }[];
-}
-
-/** The current context's server, CA, token and user, from a JSON kubeconfig such as the tier writes. */
-function currentOf(kubeconfig: string): { client: KubeClient; user: string; auditLog: string | undefined } {
-  const config = JSON.parse(readFileSync(kubeconfig, 'utf8')) as KubeconfigFile;
-  const context = config.contexts?.find((c) => c.name === config['current-context'])?.context;
-  const cluster = config.clusters?.find((c) => c.name === context?.cluster)?.cluster;
-  const token = config.users?.find((u) => u.name === context?.user)?.user.token;
-  if (!context || !cluster || !token)
-    throw new Error(`${kubeconfig}: its current context needs a cluster and a user with a token`);
-  const ca = Buffer.from(cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8');
-  const auditLog = cluster.extensions?.find((e) => e.name === AUDIT_LOG_EXTENSION)?.extension?.path;
-  return { client: new KubeClient(cluster.server, ca, token), user: context.user, auditLog };
-}
-
 /** A server a kubeconfig names; its current context is the admin who stores the Templates. */
 export async function kubeconfigTarget(kubeconfig: string): Promise<CheckTarget> {
-  const { client, user, auditLog } = currentOf(kubeconfig);
+  const { client, user, extension } = currentContext(kubeconfig);
+  const auditLog = extension(AUDIT_LOG_EXTENSION)?.path;
   if (!auditLog)
     throw new Error(
       `${kubeconfig} names no audit log (the ${AUDIT_LOG_EXTENSION} cluster extension npm run cluster writes): ` +

@@ -28,28 +28,12 @@ import {
 import type { ResourceInfo } from '../simulator/types.ts';
 import { findSnapshot, show, type Source } from './openapi/git.ts';
 import { goStringMap } from './openapi/go-strings.ts';
+import { KUBEVIRT, CDI, PROMETHEUS } from './openapi/pins.ts';
 
 const USAGE = `usage: node scripts/with-node.mjs node scripts/generate-crds.ts --mirror DIR... [--out DIR]
   --mirror DIR  a folder holding snapshots as OWNER+NAME/repo git directories (repeatable); needed:
                 kubevirt/kubevirt, kubevirt/containerized-data-importer, prometheus-operator/prometheus-operator
   --out DIR     where crds.json.gz and sources.json go (default test/cluster/data)`;
-
-// The same pins as scripts/generate-openapi.ts: the releases OpenShift 4.21 ships.
-const KUBEVIRT = {
-  repository: 'kubevirt/kubevirt',
-  ref: 'v1.7.4',
-  path: 'pkg/virt-operator/resource/generate/components/validations_generated.go',
-};
-const CDI = {
-  repository: 'kubevirt/containerized-data-importer',
-  ref: 'v1.64.0',
-  path: 'pkg/operator/resources/crds_generated.go',
-};
-const PROMETHEUS = {
-  repository: 'prometheus-operator/prometheus-operator',
-  ref: 'v0.87.0',
-  folder: 'example/prometheus-operator-crd',
-};
 
 const { values } = parseArgs({
   options: {

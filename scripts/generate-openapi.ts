@@ -19,6 +19,7 @@ import { customSchemaName, customSchemas } from '../simulator/discovery/openapi/
 import { type PathPattern, resourcePaths, rootPath } from '../simulator/discovery/openapi/paths.ts';
 import { findSnapshot, list, show, type Snapshot, type Source } from './openapi/git.ts';
 import { goStringMap } from './openapi/go-strings.ts';
+import { KUBE, OPENSHIFT, KUBEVIRT, CDI, PROMETHEUS } from './openapi/pins.ts';
 import {
   closure,
   isObject,
@@ -36,28 +37,6 @@ const USAGE = `usage: node scripts/with-node.mjs node scripts/generate-openapi.t
                 kubevirt/containerized-data-importer, prometheus-operator/prometheus-operator
   --out DIR     where the documents go (default simulator/discovery/openapi/data)`;
 
-/** Kubernetes 1.34 is what OpenShift 4.21 runs; the rest are the releases OpenShift 4.21 ships. */
-const KUBE = {
-  repository: 'kubernetes-sigs/kubectl-validate',
-  ref: 'main',
-  folder: 'pkg/openapiclient/builtins/1.34',
-};
-const OPENSHIFT = { repository: 'openshift/api', ref: 'release-4.21', path: 'openapi/openapi.json' };
-const KUBEVIRT = {
-  repository: 'kubevirt/kubevirt',
-  ref: 'v1.7.4',
-  path: 'pkg/virt-operator/resource/generate/components/validations_generated.go',
-};
-const CDI = {
-  repository: 'kubevirt/containerized-data-importer',
-  ref: 'v1.64.0',
-  path: 'pkg/operator/resources/crds_generated.go',
-};
-const PROMETHEUS = {
-  repository: 'prometheus-operator/prometheus-operator',
-  ref: 'v0.87.0',
-  folder: 'example/prometheus-operator-crd',
-};
 const CRD_INFO: JsonObject = { title: 'Kubernetes CRD Swagger', version: 'v0.1.0' };
 
 const { values } = parseArgs({

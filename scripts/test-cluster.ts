@@ -82,7 +82,7 @@ try {
   await step(
     'test/cluster (fidelity, faults)',
     [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.cluster.config.ts'],
-    { OTS_CLUSTER_KUBECONFIG: kubeconfig },
+    { OTS_CLUSTER_KUBECONFIG: kubeconfig, ...(existsSync(corpus) ? { OTS_CORPUS: corpus } : {}) },
   );
 } finally {
   await cluster.stop();

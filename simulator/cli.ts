@@ -7,7 +7,8 @@ export const USAGE = `Usage: npm run simulator -- [options]
 Starts the OpenShift API simulator on 127.0.0.1 until interrupted (Ctrl-C, SIGTERM).
 
 Options:
-  --kubeconfig-out FILE  write a kubeconfig for it (contexts "simulator" and "limited")
+  --kubeconfig-out FILE  write a kubeconfig for it (contexts "simulator" and one per identity of
+                         simulator/identities.json: "limited", "namespace-admin", "no-secret-create")
   --port N               port to listen on (default 0: any free port)
   --latency-ms N         delay added to every request, in milliseconds (default 0)
   --no-openapi-v3        answer 404 under /openapi/v3, as a server without it (before 1.24)

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseCommand, USAGE } from './cli.ts';
 import { startSimulator } from './index.ts';
-import { limitedRules } from './seed.ts';
+import { fileIdentities } from './seed.ts';
 
 const command = parseCommand(process.argv.slice(2));
 if ('help' in command) {
@@ -20,14 +20,22 @@ const simulator = await startSimulator({
   port: flags.port,
   latencyMs: flags.latencyMs,
   openapiV3: flags.openapiV3,
-  // A second context, "limited", that may not delete: the live suite's 403 check uses it.
-  tokens: { [`limited-${randomBytes(12).toString('hex')}`]: { user: 'limited', rules: limitedRules() } },
+  // A context per identity of simulator/identities.json ("limited" may not delete: the live
+  // suite's 403 check uses it), as the real tier of npm run cluster has them.
+  tokens: Object.fromEntries(
+    fileIdentities().map(({ user, rules }) => [
+      `${user}-${randomBytes(12).toString('hex')}`,
+      { user, rules },
+    ]),
+  ),
 });
 if (flags.kubeconfigOut) await simulator.writeKubeconfig(flags.kubeconfigOut);
 process.stdout.write(
   `OpenShift API simulator listening on ${simulator.url}\n` +
     (flags.kubeconfigOut
-      ? `kubeconfig written to ${flags.kubeconfigOut} (contexts "simulator" and "limited")\n`
+      ? `kubeconfig written to ${flags.kubeconfigOut} (contexts "simulator", ${fileIdentities()
+          .map((i) => `"${i.context}"`)
+          .join(', ')})\n`
       : '') +
     'seeded: namespaces default, infra, workers, other; templates infra/worker-template, infra/generated-template\n',
 );

@@ -1,5 +1,7 @@
 // The example Templates every simulator start is seeded with.
+import { readFileSync } from 'node:fs';
 import type { JsonObject } from './objects/fields.ts';
+import type { Rule } from './types.ts';
 
 /** `worker-template` from the README: a ConfigMap, a Secret with stringData and a KubeVirt VM. */
 export function workerTemplate(namespace = 'infra'): JsonObject {
@@ -81,15 +83,22 @@ export function exampleObjects(): JsonObject[] {
   return [workerTemplate(), generatorTemplate()];
 }
 
+/** One identity of simulator/identities.json, the file the real tier's RBAC is made from too. */
+export interface FileIdentity {
+  context: string;
+  user: string;
+  rules: Rule[];
+}
+
+/** The identities both test servers know, besides the admin. */
+export function fileIdentities(): FileIdentity[] {
+  const text = readFileSync(new URL('identities.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { identities: FileIdentity[] }).identities;
+}
+
 /** A user who may do everything the workflow needs except delete: for the live suite's 403 check. */
-export function limitedRules(): { verbs: string[]; apiGroups: string[]; resources: string[] }[] {
-  return [
-    { verbs: ['get'], apiGroups: ['template.openshift.io'], resources: ['templates'] },
-    { verbs: ['create'], apiGroups: ['template.openshift.io'], resources: ['processedtemplates'] },
-    {
-      verbs: ['get', 'create', 'patch'],
-      apiGroups: ['', 'kubevirt.io'],
-      resources: ['configmaps', 'secrets', 'virtualmachines'],
-    },
-  ];
+export function limitedRules(): Rule[] {
+  const limited = fileIdentities().find((identity) => identity.user === 'limited');
+  if (!limited) throw new Error('simulator/identities.json has no "limited" identity');
+  return limited.rules;
 }

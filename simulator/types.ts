@@ -42,6 +42,9 @@ export interface Rule {
 export interface Identity {
   user: string;
   rules?: Rule[];
+  /** In aggregated mode: the groups and extras the front proxy named, for impersonation. */
+  groups?: string[];
+  extra?: Record<string, string[]>;
 }
 
 /** What a handled request answers: a status, a body, and the warnings it drew. */

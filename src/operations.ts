@@ -254,13 +254,12 @@ export async function typeTargets(
   });
 }
 
-/** How create() writes: its field manager, and whether the server only pretends to. */
+/** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
 export interface ApplyFlags {
   fieldManager: string;
   dryRun: boolean;
 }
 
-/** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
 export async function applyAll(
   op: OperationContext,
   targets: readonly Target[],
@@ -284,7 +283,7 @@ export async function applyAll(
   return applied;
 }
 
-/** One write of create(): an apply, or the POST of a kind apply cannot create (checks/created-by-post.ts). */
+/** One write of create(): an apply, or the POST of what apply cannot create (checks/created-by-post.ts). */
 export async function write(op: OperationContext, target: Target, flags: ApplyFlags, post: boolean) {
   const { ref } = target;
   const { code, body } = await send(op, {
@@ -303,7 +302,6 @@ export async function write(op: OperationContext, target: Target, flags: ApplyFl
     const text = op.redact(createdByPostText(ref, flags.dryRun));
     op.connection.notify({ text, operation: op.operation, target: warningTarget(ref) }, op.warnings);
   }
-  // The server answers a write that creates the object 201, one that updates it 200.
   return { ...withUid(ref, uidOf(body)), created: code === 201 };
 }
 

@@ -1,5 +1,6 @@
 // The few requests the cluster script sends kube-apiserver itself (bootstrap and readiness), over
 // HTTPS with the throwaway CA. Not the library: the script must work when the library is broken.
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 
 export interface KubeAnswer {
@@ -31,7 +32,10 @@ export class KubeClient {
           headers: {
             authorization: `Bearer ${this.#token}`,
             accept: 'application/json',
-            ...(text === undefined ? {} : { 'content-type': contentType }),
+            // Node frames no DELETE body by itself: a length keeps the socket's next request whole.
+            ...(text === undefined
+              ? {}
+              : { 'content-type': contentType, 'content-length': Buffer.byteLength(text) }),
           },
         },
         (res) => {
@@ -99,4 +103,41 @@ export function objectPath(object: Record<string, unknown>): string {
   const base = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
   const scope = metadata.namespace ? `/namespaces/${metadata.namespace}` : '';
   return `${base}${scope}/${resource}/${encodeURIComponent(metadata.name)}`;
+}
+
+interface KubeconfigFile {
+  'current-context'?: string;
+  contexts?: { name: string; context: { cluster: string; user: string } }[];
+  clusters?: {
+    name: string;
+    cluster: {
+      server: string;
+      'certificate-authority-data'?: string;
+      extensions?: { name?: string; extension?: Record<string, string> }[];
+    };
+  }[];
+  users?: { name: string; user: { token?: string } }[];
+}
+
+export interface CurrentContext {
+  client: KubeClient;
+  user: string;
+  /** The value of a cluster extension by name (the tier's audit log path, for one). */
+  extension: (name: string) => Record<string, string> | undefined;
+}
+
+/** The current context of a JSON kubeconfig with a token user, such as the tier writes. */
+export function currentContext(kubeconfig: string): CurrentContext {
+  const config = JSON.parse(readFileSync(kubeconfig, 'utf8')) as KubeconfigFile;
+  const context = config.contexts?.find((c) => c.name === config['current-context'])?.context;
+  const cluster = config.clusters?.find((c) => c.name === context?.cluster)?.cluster;
+  const token = config.users?.find((u) => u.name === context?.user)?.user.token;
+  if (!context || !cluster || !token)
+    throw new Error(`${kubeconfig}: its current context needs a cluster and a user with a token`);
+  const ca = Buffer.from(cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8');
+  return {
+    client: new KubeClient(cluster.server, ca, token),
+    user: context.user,
+    extension: (name) => cluster.extensions?.find((e) => e.name === name)?.extension,
+  };
 }

@@ -34,6 +34,7 @@ export interface Material {
     | 'serverCert'
     | 'serverKey'
     | 'clientCa'
+    | 'clientCaKey'
     | 'frontProxyCa'
     | 'frontProxyClientCert'
     | 'frontProxyClientKey'
@@ -83,6 +84,7 @@ export async function writeMaterial(dir: string): Promise<Material> {
     serverCert: file('apiserver.crt'),
     serverKey: file('apiserver.key'),
     clientCa: file('client-ca.crt'),
+    clientCaKey: file('client-ca.key'),
     frontProxyCa: file('front-proxy-ca.crt'),
     frontProxyClientCert: file('front-proxy-client.crt'),
     frontProxyClientKey: file('front-proxy-client.key'),
@@ -97,6 +99,7 @@ export async function writeMaterial(dir: string): Promise<Material> {
     [files.serverCert, kube.serverCert],
     [files.serverKey, kube.serverKey],
     [files.clientCa, kube.clientCaCert],
+    [files.clientCaKey, kube.clientCaKey],
     [files.frontProxyCa, frontProxy.clientCaCert],
     [files.frontProxyClientCert, frontProxyClient.cert],
     [files.frontProxyClientKey, frontProxyClient.key],

@@ -114,6 +114,12 @@ function kubeconfigOf(url: string, material: Material): Record<string, unknown> 
               name: 'openshift-template-client.test/audit-log',
               extension: { path: material.files.auditLog },
             },
+            // A test issues client certificates for identities it makes at runtime from this CA,
+            // which kube-apiserver's --client-ca-file trusts (throwaway, like the tokens here).
+            {
+              name: 'openshift-template-client.test/client-ca',
+              extension: { cert: material.files.clientCa, key: material.files.clientCaKey },
+            },
           ],
         },
       },

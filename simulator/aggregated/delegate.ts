@@ -21,9 +21,26 @@ export interface AccessAttributes {
   name: string;
 }
 
-interface Answer {
+export interface KubeAnswer {
   status: number;
   body: unknown;
+}
+
+/** Who a request is sent as: the simulator itself, or a user it impersonates. */
+export interface Impersonated {
+  user: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** Impersonate-* headers, as client-go's impersonating transport sends them. */
+function impersonation(as: Impersonated | undefined): Record<string, string | string[]> {
+  if (!as) return {};
+  const headers: Record<string, string | string[]> = { 'impersonate-user': as.user };
+  if (as.groups && as.groups.length > 0) headers['impersonate-group'] = as.groups;
+  for (const [key, values] of Object.entries(as.extra ?? {}))
+    headers[`impersonate-extra-${encodeURIComponent(key)}`] = values;
+  return headers;
 }
 
 export class Delegate {
@@ -35,7 +52,8 @@ export class Delegate {
     this.#agent = new Agent({ keepAlive: true, ca: server.caCert, maxSockets: 16 });
   }
 
-  async #send(method: string, path: string, body?: unknown): Promise<Answer> {
+  /** One request to kube-apiserver, as the simulator or as `as`; the answer whatever its status. */
+  async request(method: string, path: string, body?: unknown, as?: Impersonated): Promise<KubeAnswer> {
     const url = new URL(path, this.#server.url);
     const text = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
@@ -46,8 +64,13 @@ export class Delegate {
           agent: this.#agent,
           headers: {
             authorization: `Bearer ${this.#server.token}`,
+            ...impersonation(as),
             accept: 'application/json',
-            ...(text === undefined ? {} : { 'content-type': 'application/json' }),
+            // Node frames no DELETE body by itself (no chunked encoding for DELETE): without a
+            // length its bytes would reach kube-apiserver as the next request on the socket.
+            ...(text === undefined
+              ? {}
+              : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }),
           },
           timeout: 30_000,
         },
@@ -80,20 +103,22 @@ export class Delegate {
     user: { user: string; groups: string[]; extra: Record<string, string[]> },
     attributes: AccessAttributes,
   ): Promise<{ allowed: boolean; reason: string }> {
-    const answer = await this.#send('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+    const answer = await this.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SubjectAccessReview',
       spec: { user: user.user, groups: user.groups, extra: user.extra, resourceAttributes: attributes },
     });
     const status = (answer.body as { status?: { allowed?: unknown; reason?: unknown } }).status;
     if (answer.status !== 201 || typeof status?.allowed !== 'boolean')
-      throw new Error(`SubjectAccessReview answered ${answer.status}`);
+      throw new Error(
+        `SubjectAccessReview answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`,
+      );
     return { allowed: status.allowed, reason: typeof status.reason === 'string' ? status.reason : '' };
   }
 
   /** The namespace's phase there, or undefined when it does not exist. */
   async namespacePhase(name: string): Promise<string | undefined> {
-    const answer = await this.#send('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`);
+    const answer = await this.request('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`);
     if (answer.status === 404) return undefined;
     const phase = (answer.body as { status?: { phase?: unknown } }).status?.phase;
     if (answer.status !== 200) throw new Error(`reading namespace "${name}" answered ${answer.status}`);

@@ -6,7 +6,9 @@ import { decodeSegment, NotFoundPath, parseRoute, verbFor } from '../http/routes
 import type { Target } from '../objects/requests.ts';
 import { forbidden, StatusError, unauthorized } from '../objects/status.ts';
 import type { Identity, ResourceInfo } from '../types.ts';
+import { proxiedKind, type RbacBackend } from '../objects/legacy-rbac.ts';
 import { type AccessAttributes, Delegate, type KubeApiserver } from './delegate.ts';
+import { type ProxiedTarget, throughKube } from './rbac-through-kube.ts';
 import { frontProxyUser } from './front-proxy.ts';
 
 /** The groups openshift-apiserver serves on OpenShift 4 that the simulator serves too. */
@@ -27,7 +29,8 @@ export interface AggregatedOptions {
   allowedNames: readonly string[];
 }
 
-export type Admission = { identity: Identity } | { answer: Answer };
+/** Admitted, with the legacy RBAC object the request names when it is one (rbac-through-kube.ts). */
+export type Admission = { identity: Identity; proxied?: ProxiedTarget } | { answer: Answer };
 
 const json = (error: StatusError): Answer => ({
   code: error.code,
@@ -129,7 +132,15 @@ export class AggregatedMode {
       }
       if (phase !== undefined) ensureNamespace(route.namespace);
     }
-    return { identity: { user: remote.user } };
+    const identity = { user: remote.user, groups: remote.groups, extra: remote.extra };
+    const kind = route.subresource ? undefined : proxiedKind(route.info);
+    if (kind === undefined) return { identity };
+    return { identity, proxied: { kind, namespace: route.namespace, name: route.name, method } };
+  }
+
+  /** A legacy Role or RoleBinding request, answered by `run` with kube-apiserver behind it. */
+  throughKube<T>(identity: Identity, target: ProxiedTarget, run: (backend: RbacBackend) => T): Promise<T> {
+    return throughKube(this.#delegate, identity, target, run);
   }
 
   close(): void {

@@ -14,8 +14,8 @@ import { type FaultRule, FaultTable } from '../faults/rules.ts';
 import { isObject, type JsonObject } from '../objects/fields.ts';
 import { proxiedKind, type RbacBackend, storeBackend } from '../objects/legacy-rbac.ts';
 import { fromRbac, toRbac } from '../objects/rbac-conversion.ts';
-import { StatusError } from '../objects/status.ts';
 import { ObjectStore } from '../objects/store.ts';
+import { StatusError } from '../objects/status.ts';
 import { groupVersions } from '../discovery/answers.ts';
 import { documentPath } from '../discovery/openapi/documents.ts';
 import type { Identity, ResourceInfo } from '../types.ts';
@@ -90,7 +90,12 @@ export class SimulatorServer {
   readonly documents = new OpenApiDocuments();
   readonly openapi: OpenApiDocuments | undefined;
   readonly tables = new TypeTables(this.documents);
-  readonly rbac: RbacBackend;
+  /** The RBAC objects legacy Roles and RoleBindings are: the simulator's own store, in either mode. */
+  /**
+   * What the legacy RBAC proxy reaches: the store; in aggregated mode, for the length of one
+   * synchronous dispatch, kube-apiserver (aggregated/rbac-through-kube.ts).
+   */
+  rbac: RbacBackend = storeBackend(this.store);
   readonly log: LogEntry[] = [];
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;
@@ -114,7 +119,6 @@ export class SimulatorServer {
     this.tls = options.tls ?? generateTlsMaterial();
     this.#aggregated = options.aggregated && new AggregatedMode(options.aggregated);
     this.resources = options.aggregated ? AggregatedMode.served(RESOURCES) : [...RESOURCES];
-    this.rbac = storeBackend(this.store, this.resources);
     if (options.aggregated)
       this.documents.restrictTo(new Set(groupVersions(this.resources).map(documentPath)));
     this.tokens = new Map(Object.entries(options.tokens));
@@ -285,6 +289,21 @@ export class SimulatorServer {
     if ('answer' in admission) {
       send(response, admission.answer);
       entry.status = admission.answer.code;
+      entry.durationMs = performance.now() - startedPrecise;
+      return;
+    }
+    if (this.#aggregated && 'proxied' in admission) {
+      const own = this.rbac;
+      const answer = await this.#aggregated.throughKube(admission.identity, admission.proxied, (backend) => {
+        this.rbac = backend;
+        try {
+          return respondTo(this, method, url, bytes, identity, request);
+        } finally {
+          this.rbac = own;
+        }
+      });
+      send(response, answer);
+      entry.status = answer.code;
       entry.durationMs = performance.now() - startedPrecise;
       return;
     }

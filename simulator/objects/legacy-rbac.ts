@@ -7,7 +7,7 @@
 // answers 404, dry runs too; `Delete` answers a bare Success Status. Every error of the RBAC calls
 // is renamed to the legacy resource (wrapper.go syncStatusError). PUT and merge patches, which the
 // library never sends to these, are not modelled here (405 and 415).
-import { infoForObject } from '../discovery/resources.ts';
+import { infoForObject, RESOURCES } from '../discovery/resources.ts';
 import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/request-body.ts';
 import { permits } from '../http/access-review.ts';
@@ -51,10 +51,13 @@ export interface RbacBackend {
   as(identity: Identity): RbacCalls;
 }
 
-/** The standalone simulator's RBAC: its own store, behind the caller's rules. */
-export function storeBackend(store: ObjectStore, resources: readonly ResourceInfo[]): RbacBackend {
+/**
+ * The simulator's RBAC: its own store, behind the caller's rules. Found in the whole table of
+ * resources, as in aggregated mode kube-apiserver serves RBAC and the simulator does not.
+ */
+export function storeBackend(store: ObjectStore): RbacBackend {
   const rbac = (kind: LegacyKind): ResourceInfo =>
-    infoForObject(resources, { apiVersion: 'rbac.authorization.k8s.io/v1', kind });
+    infoForObject(RESOURCES, { apiVersion: 'rbac.authorization.k8s.io/v1', kind });
   return {
     as: (identity) => {
       const admit = (verb: string, kind: LegacyKind, namespace: string, name?: string): ResourceInfo => {
@@ -70,13 +73,13 @@ export function storeBackend(store: ObjectStore, resources: readonly ResourceInf
         create: (kind, namespace, object, options) => {
           const info = admit('create', kind, namespace);
           if (kind === 'RoleBinding')
-            admitRoleBinding(store, resources, { identity, namespace, object, creating: true });
+            admitRoleBinding(store, RESOURCES, { identity, namespace, object, creating: true });
           return store.create(info, namespace, object, options);
         },
         update: (kind, namespace, name, object, options) => {
           const info = admit('update', kind, namespace, name);
           if (kind === 'RoleBinding')
-            admitRoleBinding(store, resources, { identity, namespace, object, creating: false });
+            admitRoleBinding(store, RESOURCES, { identity, namespace, object, creating: false });
           return store.update(info, namespace, name, object, { ...options, hasStatus: false });
         },
         delete: (kind, namespace, name, options) => {

@@ -1,35 +1,47 @@
 // The simulator held to the real server: the same calls through the library on the simulator
 // alone and on `npm run cluster` (OTS_CLUSTER_KUBECONFIG), compared by what the library exposes.
 // A difference fails the test unless fidelity-known.json lists it with why (docs/fidelity.md).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { compactTypes } from '../../src/schema/index.ts';
+import { testValue } from '../../scripts/test-values.ts';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
-import { KubeClient } from '../../scripts/cluster/kube.ts';
+import { currentContext, type KubeClient } from '../../scripts/cluster/kube.ts';
 import { differences, type Json, normalise, outcomeOf, unexplained } from './fidelity.ts';
 import { DEFAULTED_OBJECTS, REFUSALS } from './scenarios.ts';
 
 const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG;
+/** The published Templates (npm run test:cluster passes the corpus folder beside the clone). */
+const corpus = process.env.OTS_CORPUS;
+
+/** Every generated parameter gets check-templates' test value, so both servers render alike. */
+function corpusParameters(template: ocp.TemplateObject): Record<string, string> {
+  const declared = (template as unknown as { parameters?: Record<string, unknown>[] }).parameters ?? [];
+  const values: Record<string, string> = {};
+  for (const p of declared) {
+    const name = typeof p.name === 'string' ? p.name : '';
+    const generated = typeof p.generate === 'string' && p.generate !== '';
+    if (generated && !(typeof p.value === 'string' && p.value !== ''))
+      values[name] = testValue(typeof p.from === 'string' ? p.from : '');
+    if (name === 'APPLICATION_USER') values[name] = 'tester';
+  }
+  return values;
+}
 
 interface Side {
   name: 'simulator' | 'real';
   api: ocp.Connection;
   client: KubeClient;
+  /** Warning texts the server sent since the last `takeWarnings()`, with what they were about. */
+  warnings: string[];
 }
 
-function clientOf(kubeconfig: string): KubeClient {
-  const config = JSON.parse(readFileSync(kubeconfig, 'utf8')) as {
-    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
-    users: { user: { token: string } }[];
-  };
-  const cluster = config.clusters[0]?.cluster;
-  const token = config.users[0]?.user.token;
-  if (!cluster || !token) throw new Error(`${kubeconfig}: no cluster or token`);
-  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
-  return new KubeClient(cluster.server, ca, token);
+/** What the server warned about, in the order it came: compared like everything else. */
+function takeWarnings(side: Side): string[] {
+  return side.warnings.splice(0);
 }
 
 describe.skipIf(!clusterKubeconfig)('the simulator against the real kube-apiserver', () => {
@@ -45,7 +57,14 @@ describe.skipIf(!clusterKubeconfig)('the simulator against the real kube-apiserv
       ['simulator', simKubeconfig],
       ['real', clusterKubeconfig ?? ''],
     ] as const) {
-      sides.push({ name, api: await ocp.connect({ kubeconfig }), client: clientOf(kubeconfig) });
+      const warnings: string[] = [];
+      const onWarning = (warning: ocp.ServerWarning): void => {
+        warnings.push(
+          `${warning.operation} ${warning.target?.kind ?? ''}/${warning.target?.name ?? ''}: ${warning.text}`,
+        );
+      };
+      const api = await ocp.connect({ kubeconfig, onWarning });
+      sides.push({ name, api, client: currentContext(kubeconfig).client, warnings });
     }
   });
 
@@ -117,7 +136,7 @@ describe.skipIf(!clusterKubeconfig)('the simulator against the real kube-apiserv
         // Background: with the default policy a ReplicationController or Job gets the `orphan`
         // finalizer, which only the garbage collector (not running on the tier) removes.
         await ocp.delete(template, {}, { ...options, propagationPolicy: 'Background' });
-        return { created, live };
+        return { created, live, warnings: takeWarnings(side) };
       });
       // Both must have created it: equal failures would hide every default.
       expect(Object.keys(a.created as object)).toEqual(['ok']);
@@ -129,9 +148,36 @@ describe.skipIf(!clusterKubeconfig)('the simulator against the real kube-apiserv
   test('refusals: status code, reason, code, outcome and causes as the library reports them', async () => {
     const diffs: string[] = [];
     for (const scenario of REFUSALS) {
-      const [a, b] = await both((side) => outcomeOf(() => scenario.run(side.api)));
+      const [a, b] = await both(async (side) => ({
+        outcome: await outcomeOf(() => scenario.run(side.api)),
+        warnings: takeWarnings(side),
+      }));
       diffs.push(...differences(`refusal ${scenario.name}`, normalise(a), normalise(b)));
     }
     expectExplained(diffs);
   });
+
+  test.skipIf(!corpus)(
+    'the published Templates: each created under Warn on both, read back and compared',
+    async () => {
+      const diffs: string[] = [];
+      for (const file of readdirSync(corpus ?? '').filter((f) => f.endsWith('.json'))) {
+        const template = JSON.parse(readFileSync(join(corpus ?? '', file), 'utf8')) as ocp.TemplateObject;
+        const parameters = corpusParameters(template);
+        const [a, b] = await both(async (side) => {
+          const options = { namespace: 'workers', api: side.api } as const;
+          const created = await outcomeOf(() =>
+            ocp.create(template, parameters, { ...options, fieldValidation: 'Warn' }),
+          );
+          const live = await outcomeOf(() => ocp.get(template, parameters, options));
+          await ocp
+            .delete(template, parameters, { ...options, propagationPolicy: 'Background' })
+            .catch(() => undefined);
+          return { created, live, warnings: takeWarnings(side) };
+        });
+        diffs.push(...differences(`corpus ${file}`, a, b));
+      }
+      expectExplained(diffs);
+    },
+  );
 });

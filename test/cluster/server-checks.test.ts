@@ -1,29 +1,13 @@
 // #34's cases held to the real server: each body that kube-apiserver refuses part-way through a
 // server-side apply is sent raw to both servers as a dry run (the simulator must answer as the real
 // one does), then through the library on the real tier, which refuses it before anything is written.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
-import { KubeClient } from '../../scripts/cluster/kube.ts';
+import { currentContext, KubeClient } from '../../scripts/cluster/kube.ts';
 import { normalise } from './fidelity.ts';
 
 const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG;
-
-function adminOf(kubeconfig: string): KubeClient {
-  const config = JSON.parse(readFileSync(kubeconfig, 'utf8')) as {
-    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
-    users: { user: { token: string } }[];
-  };
-  const cluster = config.clusters[0]?.cluster;
-  const token = config.users[0]?.user.token;
-  if (!cluster || !token) throw new Error(`${kubeconfig}: no cluster or token`);
-  return new KubeClient(
-    cluster.server,
-    Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8'),
-    token,
-  );
-}
 
 interface Case {
   name: string;
@@ -129,7 +113,7 @@ describe.skipIf(!clusterKubeconfig)(
     beforeAll(async () => {
       sim = await startSimulator();
       simulator = new KubeClient(sim.url, sim.caCert, sim.token);
-      real = adminOf(clusterKubeconfig ?? '');
+      real = currentContext(clusterKubeconfig ?? '').client;
       api = await ocp.connect({ kubeconfig: clusterKubeconfig ?? '' });
     });
     afterAll(async () => {
@@ -165,6 +149,23 @@ describe.skipIf(!clusterKubeconfig)(
         resources: [{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'workers', name: 'sc-first' }],
       });
       expect(first).toBeNull();
+    });
+
+    test('a __proto__ key survives every copy of a create under Warn, to what kube-apiserver stores', async () => {
+      // JSON.parse, not a literal: a literal's __proto__ would set the prototype, not a key.
+      const data = JSON.parse('{"__proto__":"kept","plain":"too"}') as Record<string, string>;
+      const template: ocp.TemplateObject = {
+        apiVersion: 'template.openshift.io/v1',
+        kind: 'Template',
+        metadata: { name: 'proto-key' },
+        objects: [
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sc-proto' }, data, undeclared: 1 },
+        ],
+      };
+      await ocp.create(template, {}, { namespace: 'workers', api, fieldValidation: 'Warn' });
+      const stored = await real.send('GET', '/api/v1/namespaces/workers/configmaps/sc-proto');
+      expect(Object.keys((stored.body as { data: object }).data).sort()).toEqual(['__proto__', 'plain']);
+      await ocp.delete(template, {}, { namespace: 'workers', api });
     });
   },
 );

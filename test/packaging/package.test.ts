@@ -163,14 +163,14 @@ console.log(JSON.stringify(objects.map((o) => o.metadata?.name)));`,
 
   test('the ts-node REPL recipe: transpile-only, CommonJS, top-level await', async () => {
     const [setup, lines] = await readmeRecipe('npx ts-node');
-    const options = '{"module":"commonjs","moduleResolution":"node10"}';
+    const options = '{"module":"commonjs","moduleResolution":"node10","target":"es2022"}';
     expect(setup).toContain(`TS_NODE_TRANSPILE_ONLY=true TS_NODE_COMPILER_OPTIONS='${options}' npx ts-node`);
     const tsNode = { TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_COMPILER_OPTIONS: options };
     // `-i`: a terminal gets the REPL by itself; through a pipe ts-node would read a script instead.
     const output = await replSession([join(project, 'node_modules/.bin/ts-node'), '-i'], lines, tsNode);
     expect(output).toContain(RENDERED);
-    // The same in a project whose tsconfig.json resolves modules as nodenext (TS5110 without
-    // the recipe's moduleResolution).
+    // The same in a project whose tsconfig.json resolves modules as nodenext and sets no target
+    // (TS5110 without the recipe's moduleResolution, ES5 without its target).
     const nodenext = join(project, 'nodenext');
     await mkdir(nodenext, { recursive: true });
     await writeFile(
