@@ -264,6 +264,27 @@ describe.skipIf(clusterKubeconfig === '')('#36: the pre-flight on the real tier'
     await cleanUp('pf-batch', objects);
   });
 
+  test('legacy authorization.openshift.io Role and RoleBinding in one Template, as namespace-admin: created', async () => {
+    const objects = [
+      ACCOUNT,
+      { ...ROLE, apiVersion: 'authorization.openshift.io/v1' },
+      {
+        apiVersion: 'authorization.openshift.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'pf-read' },
+        roleRef: { name: 'pf-reader', namespace: 'workers' },
+        subjects: [{ kind: 'ServiceAccount', name: 'pf-runner' }],
+      },
+    ];
+    const refs = await create('pf-legacy', objects, 'namespace-admin');
+    expect(refs.map((r) => [r.kind, r.created])).toEqual([
+      ['ServiceAccount', true],
+      ['Role', true],
+      ['RoleBinding', true],
+    ]);
+    await cleanUp('pf-legacy', objects);
+  });
+
   test('a Pod whose ServiceAccount comes later in rendered order is refused, and nothing written', async () => {
     const error = await create('pf-late', [POD, ACCOUNT], 'namespace-admin').then(
       () => undefined,
