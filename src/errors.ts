@@ -72,9 +72,20 @@ export interface OperationFailure {
   error: Error;
 }
 
+/** What an OperationError was doing: create()'s writes, its dry-run wave before them, or a delete. */
+type OperationName = 'Apply' | 'Preflight' | 'Delete';
+
+const CODES: Readonly<Record<OperationName, OperationErrorCode>> = {
+  Apply: 'OTC_APPLY_FAILED',
+  Preflight: 'OTC_PREFLIGHT_REFUSED',
+  Delete: 'OTC_DELETE_FAILED',
+};
+
 /**
  * Thrown when applying or deleting objects fails part-way. `resources` are exactly the objects
- * that succeeded; `failures` the ones that did not, each with its error.
+ * that succeeded; `failures` the ones that did not, each with its error. With `operation:
+ * 'Preflight'` (code `OTC_PREFLIGHT_REFUSED`) create()'s dry-run wave failed: nothing was written,
+ * `resources` is empty and there is one failure per object the server refused.
  *
  * @example
  * ```ts
@@ -90,14 +101,14 @@ export interface OperationFailure {
  */
 export class OperationError extends Error {
   override readonly name = 'OperationError';
-  readonly operation: 'Apply' | 'Delete';
-  /** `OTC_APPLY_FAILED` or `OTC_DELETE_FAILED`; each failure's own error says more. */
+  readonly operation: OperationName;
+  /** `OTC_APPLY_FAILED`, `OTC_DELETE_FAILED` or `OTC_PREFLIGHT_REFUSED`; each failure's own error says more. */
   readonly code: OperationErrorCode;
   /** What succeeded; after an apply, each ref's `created` says whether this call created it. */
   readonly resources: ResourceRef[];
   readonly failures: OperationFailure[];
 
-  constructor(operation: 'Apply' | 'Delete', resources: ResourceRef[], failures: OperationFailure[]) {
+  constructor(operation: OperationName, resources: ResourceRef[], failures: OperationFailure[]) {
     const first = failures[0];
     const detail = first ? `; first failure: ${first.error.message}` : '';
     const cause =
@@ -107,13 +118,13 @@ export class OperationError extends Error {
             failures.map((f) => f.error),
             `${failures.length} ${operation.toLowerCase()} failures`,
           );
+    const done = operation === 'Preflight' ? 'nothing was written' : `${resources.length} succeeded`;
     super(
-      `${operation} failed for ${failures.length} object${failures.length === 1 ? '' : 's'} ` +
-        `(${resources.length} succeeded)${detail}`,
+      `${operation} failed for ${failures.length} object${failures.length === 1 ? '' : 's'} (${done})${detail}`,
       { cause },
     );
     this.operation = operation;
-    this.code = operation === 'Apply' ? 'OTC_APPLY_FAILED' : 'OTC_DELETE_FAILED';
+    this.code = CODES[operation];
     this.resources = resources;
     this.failures = failures;
   }

@@ -6,6 +6,7 @@
  */
 import { applyAll, contextFor, readAll, typeTargets } from './operations.ts';
 import { renderTemplate } from './render.ts';
+import { createChecked } from './preflight.ts';
 import {
   assertValid,
   deleteAll,
@@ -181,12 +182,11 @@ export async function create(
   parameters: TemplateParameters | undefined,
   options: CreateOptions,
 ): Promise<CreatedRef[]> {
-  return onTemplateTargets('create', template, parameters, options, async (op, targets, o) =>
-    applyAll(op, await typeTargets(op, targets, o.fieldValidation ?? 'Strict'), {
-      fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER,
-      dryRun: o.dryRun === true,
-    }),
-  );
+  return onTemplateTargets('create', template, parameters, options, async (op, targets, o) => {
+    const typed = await typeTargets(op, targets, o.fieldValidation ?? 'Strict');
+    const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
+    return o.preflight === 'server' ? createChecked(op, typed, flags) : applyAll(op, typed, flags);
+  });
 }
 
 /**

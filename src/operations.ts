@@ -66,9 +66,7 @@ export function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['targ
   return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: ref.namespace };
 }
 
-export function segment(value: string): string {
-  return encodeURIComponent(value);
-}
+export const segment = (value: string): string => encodeURIComponent(value);
 
 export function objectPath(apiVersion: string, resource: string, namespace: string, name?: string): string {
   const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
@@ -260,10 +258,12 @@ export async function applyAll(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
+  before?: (target: Target) => Promise<void>,
 ): Promise<CreatedRef[]> {
   const applied: CreatedRef[] = [];
   for (const target of targets) {
     try {
+      await before?.(target);
       const written = await write(op, target, flags, false).catch((error: unknown) => {
         const { statusCode, status } = error instanceof RequestError ? error : {};
         if (!applyFoundNothing(target.ref, statusCode, status)) throw error;
@@ -278,7 +278,7 @@ export async function applyAll(
 }
 
 /** One write of create(): an apply, or the POST of what apply cannot create (checks/created-by-post.ts). */
-async function write(op: OperationContext, target: Target, flags: ApplyFlags, post: boolean) {
+export async function write(op: OperationContext, target: Target, flags: ApplyFlags, post: boolean) {
   const { ref } = target;
   const { code, body } = await send(op, {
     method: post ? 'POST' : 'PATCH',

@@ -99,14 +99,15 @@ export type ValidationErrorCode =
   | 'OTC_PROXY_CONFIG';
 
 /**
- * The stable codes of `OperationError`.
+ * The stable codes of `OperationError`: `OTC_PREFLIGHT_REFUSED` when create()'s dry-run wave found
+ * refusals and nothing was written.
  *
  * @example
  * ```ts
  * if (error instanceof ocp.OperationError && error.code === 'OTC_APPLY_FAILED') console.error(error.failures);
  * ```
  */
-export type OperationErrorCode = 'OTC_APPLY_FAILED' | 'OTC_DELETE_FAILED';
+export type OperationErrorCode = 'OTC_APPLY_FAILED' | 'OTC_DELETE_FAILED' | 'OTC_PREFLIGHT_REFUSED';
 
 /**
  * Every code an error of this library carries.

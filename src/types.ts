@@ -40,11 +40,9 @@ export interface ResourceRef {
   name: string;
   /** The object's UID; reference-mode `delete()` sends it as a precondition. */
   uid?: string;
-  /**
-   * Set on refs from `create()` (and an Apply `OperationError`'s `resources`): `true` when this
-   * call created the object (the server answered 201), `false` when it already existed and the
-   * apply took it over (200). Under `dryRun`, whether it would have been created.
-   */
+  /** Set on refs from `create()` (and an Apply `OperationError`'s `resources`): `true` when this call created
+   * the object (the server answered 201), `false` when it already existed and the apply took it over (200).
+   * Under `dryRun`, whether it would have been created. */
   created?: boolean;
 }
 
@@ -258,13 +256,14 @@ export interface CreateOptions extends TemplateOptions {
   fieldManager?: string | undefined;
   /** Ask the server to validate without persisting (`dryRun=All`); typed first all the same. */
   dryRun?: boolean | undefined;
-  /**
-   * Every object is typed against the server's OpenAPI v3 schema before the first apply (kubectl's
-   * `--validate`): `'Strict'` (default) refuses any problem, naming every path; `'Warn'` drops
-   * undeclared fields from the applied copy, warning each; `'Ignore'` drops them silently. Wrong
-   * types and values the server cannot decode are refused in every mode. Not sent to the server.
-   */
+  /** Typing against the server's OpenAPI v3 schema before the first apply (kubectl's `--validate`): `'Strict'`
+   * (default) refuses any problem, naming every path; `'Warn'` drops undeclared fields from the applied copy,
+   * warning each; `'Ignore'` drops them silently. Wrong types are refused in every mode. Not sent to the server. */
   fieldValidation?: FieldValidation | undefined;
+  /** `'server'`: after typing every object is applied with `dryRun=All`, all at once, and nothing is
+   * written unless all pass (else an `OperationError`, `operation: 'Preflight'`); under `dryRun` that wave is
+   * the whole call. `'schema'` (default for now): typing only, then the applies in order. */
+  preflight?: 'server' | 'schema' | undefined;
 }
 
 /**

@@ -77,6 +77,13 @@ export async function applyFault(fault: FaultAction, request: FaultedRequest): P
       });
       finish(fault.code);
       return;
+    case 'change-first': {
+      fault.change();
+      const answer = execute();
+      send(response, answer);
+      finish(answer.code);
+      return;
+    }
     case 'delay': {
       await sleep(fault.ms);
       const answer = execute();

@@ -50,7 +50,12 @@ export type FaultAction =
    * Handle the request as usual and add these `Warning` header field values to its answer, exactly
    * as given (each one a header field; a value may hold several comma-separated warnings).
    */
-  | { type: 'warn'; headers: string[] };
+  | { type: 'warn'; headers: string[] }
+  /**
+   * Run `change` first (a test changing what the server holds: another manager's write, a revoked
+   * rule), then handle the request as usual: the cluster changed just before this request.
+   */
+  | { type: 'change-first'; change: () => void };
 
 export interface FaultRule {
   method?: string;

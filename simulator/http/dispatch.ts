@@ -5,6 +5,8 @@ import type { OpenApiDocuments } from '../discovery/openapi/documents.ts';
 import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { answerOpenApi } from '../discovery/openapi/handler.ts';
 import { proxiedKind, proxyRequest, type RbacBackend } from '../objects/legacy-rbac.ts';
+import { admitPod, admitRoleBinding } from '../objects/admission.ts';
+import { isObject } from '../objects/fields.ts';
 import { lookupNameError } from '../objects/names.ts';
 import { dryRunValues } from '../objects/options.ts';
 import { type ObjectRequest, objectRequest, type Target } from '../objects/requests.ts';
@@ -143,6 +145,7 @@ function dispatch(
     contentType: (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '',
     userAgent: request.headers['user-agent'],
   };
+  if (!proxiedKind(route.info)) admitWrite(served, route, objects, identity);
   const result =
     computedCreate(route, objects, identity) ??
     (proxiedKind(route.info) && !route.subresource
@@ -152,6 +155,35 @@ function dispatch(
   return deprecation === undefined
     ? result
     : { ...result, warnings: [deprecation, ...(result.warnings ?? [])] };
+}
+
+/**
+ * What kube-apiserver checks inside a write (objects/admission.ts), before the store acts on it: an
+ * apply that would create is authorized as a create as well, then the admission the kind has.
+ */
+function admitWrite(served: Served, route: Target, request: ObjectRequest, identity: Identity): void {
+  const { info, namespace, name } = route;
+  const apply = request.method === 'PATCH' && request.contentType === 'application/apply-patch+yaml';
+  const post = request.method === 'POST' && name === undefined;
+  if ((!apply && !post) || route.subresource) return;
+  const creating = post || (name !== undefined && served.store.peek(info, namespace, name) === undefined);
+  if (apply && creating && !allowed(identity, 'create', route))
+    throw forbidden(info, name, identity.user, 'create', namespace || undefined);
+  const kind = `${info.group}/${info.name}`;
+  if (kind !== '/pods' && kind !== 'rbac.authorization.k8s.io/rolebindings') return;
+  let object: unknown;
+  try {
+    object = decodeObjectBody(
+      request.contentType === 'application/apply-patch+yaml' ? 'application/json' : request.contentType,
+      request.bytes,
+    );
+  } catch {
+    return; // The handler answers what does not decode.
+  }
+  if (!isObject(object)) return;
+  const write = { identity, namespace, object, creating };
+  if (kind === '/pods') admitPod(served.store, served.resources, write);
+  else admitRoleBinding(served.store, served.resources, write);
 }
 
 /**

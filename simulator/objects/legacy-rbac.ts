@@ -14,6 +14,7 @@ import { permits } from '../http/access-review.ts';
 import type { Identity, ResourceInfo, Result } from '../types.ts';
 import { isObject, type JsonObject, type ManagedFieldsEntry, meta, str } from './fields.ts';
 import { deleteOptionsFromBody, deleteOptionsFromQuery, dryRunValues } from './options.ts';
+import { admitRoleBinding } from './admission.ts';
 import { appliedObject } from './ownership.ts';
 import { ConversionError, fromRbac, type LegacyKind, toRbac } from './rbac-conversion.ts';
 import type { ObjectRequest, Target } from './requests.ts';
@@ -69,13 +70,18 @@ export function storeBackend(store: ObjectStore): RbacBackend {
       return {
         get: (kind, namespace, name) => store.get(admit('get', kind, namespace, name), namespace, name),
         list: (kind, namespace) => store.list(admit('list', kind, namespace ?? ''), namespace),
-        create: (kind, namespace, object, options) =>
-          store.create(admit('create', kind, namespace), namespace, object, options),
-        update: (kind, namespace, name, object, options) =>
-          store.update(admit('update', kind, namespace, name), namespace, name, object, {
-            ...options,
-            hasStatus: false,
-          }),
+        create: (kind, namespace, object, options) => {
+          const info = admit('create', kind, namespace);
+          if (kind === 'RoleBinding')
+            admitRoleBinding(store, RESOURCES, { identity, namespace, object, creating: true });
+          return store.create(info, namespace, object, options);
+        },
+        update: (kind, namespace, name, object, options) => {
+          const info = admit('update', kind, namespace, name);
+          if (kind === 'RoleBinding')
+            admitRoleBinding(store, RESOURCES, { identity, namespace, object, creating: false });
+          return store.update(info, namespace, name, object, { ...options, hasStatus: false });
+        },
         delete: (kind, namespace, name, options) => {
           store.delete(admit('delete', kind, namespace, name), namespace, name, options);
         },

@@ -7,6 +7,7 @@ import { groupVersionOf } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
 import { checkAppliedIdentity } from './applied-meta.ts';
 import { checkBody, foldStringData, specChanged } from './body.ts';
+import { checkImmutable } from './immutable.ts';
 import { meta, str } from './fields.ts';
 import { isObject, type Json, type JsonObject, leafPaths, sameValue, statusPaths } from './fields.ts';
 import { appliedObject, managedEntry, patchedManagers } from './ownership.ts';
@@ -152,6 +153,7 @@ export class ObjectStore {
       if (!options.dryRun) this.#objects.set(key, structuredClone(result));
       return { object: result, created: true };
     }
+    checkImmutable(info, name, live, result);
     const changed = hadStringData || !sameValue(result, live);
     if (changed && !options.dryRun) {
       const metadata = meta(result);

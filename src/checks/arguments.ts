@@ -95,6 +95,7 @@ function checkHandler(handler: unknown, issues: Issues): void {
 }
 
 const FIELD_VALIDATION = ['Strict', 'Warn', 'Ignore'];
+const PREFLIGHT = ['server', 'schema'];
 
 function checkSignal(signal: unknown, issues: Issues): void {
   if (signal !== undefined && !(signal instanceof AbortSignal)) issues.push('signal must be an AbortSignal');
@@ -130,6 +131,12 @@ export function checkTemplateArguments(
     if (call === 'create' && validation !== undefined && !FIELD_VALIDATION.includes(validation as string)) {
       issues.push('fieldValidation must be "Strict", "Warn" or "Ignore"');
     }
+    if (
+      call === 'create' &&
+      options.preflight !== undefined &&
+      !PREFLIGHT.includes(options.preflight as string)
+    )
+      issues.push('preflight must be "server" or "schema"');
     checkDeleteFlags(options, issues);
     checkOwnership(options, issues);
     checkMissing(options.missing, issues);

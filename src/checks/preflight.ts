@@ -1,0 +1,92 @@
+// The pre-flight's pure decisions: which dry-run refusals come from the batch itself (an object that
+// passes once an earlier object of the same Template exists), and which dry runs may be sent again.
+// A dry run sees only the live cluster, never the objects of the batch that would come before it
+// (kubernetes/kubernetes#83562, fluxcd/flux2#2772, fluxcd/kustomize-controller#748).
+import type { KubernetesStatus } from '../outcome.ts';
+import type { ResourceRef } from '../types.ts';
+
+type Ref = Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'>;
+
+const ROLE_API_VERSIONS = ['rbac.authorization.k8s.io/v1', 'authorization.openshift.io/v1'];
+const ROLE_BINDINGS = ROLE_API_VERSIONS.map((apiVersion) => `${apiVersion} RoleBinding`);
+
+/**
+ * The ServiceAccount admission plugin refuses a Pod whose ServiceAccount does not exist, naming it
+ * (kubernetes plugin/pkg/admission/serviceaccount/admission.go: "error looking up service account").
+ */
+const SERVICE_ACCOUNT_MISSING =
+  /error looking up service account ([^/\s]+)\/([^:\s]+): serviceaccount "[^"]*" not found/;
+
+/**
+ * The Role a RoleBinding's refusal says is missing: RBAC's escalation check reads the bound Role
+ * for a caller without `bind` (kubernetes pkg/registry/rbac/rolebinding/policybased/storage.go)
+ * and answers its NotFound. kube-apiserver 1.34 words it in the binding's resource, naming the
+ * Role (`rolebindings.rbac.authorization.k8s.io "ROLE" not found`, details.name the Role's), as
+ * openshift-apiserver's legacy proxy relabels it too (registry/wrapper.go syncStatusError); the
+ * binding's own name there would be the binding itself missing.
+ */
+function missingRole(refused: Ref, status: KubernetesStatus | undefined): string | undefined {
+  const details = status?.details;
+  const name = details?.name;
+  if (typeof name !== 'string' || name === refused.name) return undefined;
+  const rbac =
+    details?.group === 'rbac.authorization.k8s.io' &&
+    (details.kind === 'roles' || details.kind === 'rolebindings');
+  const legacy = details?.group === 'authorization.openshift.io' && details.kind === 'rolebindings';
+  return rbac || legacy ? name : undefined;
+}
+
+/**
+ * The earlier object of the batch whose absence the server's refusal of `refused` names, when there
+ * is one: a Pod's ServiceAccount (403) or a RoleBinding's Role (404). A prerequisite that comes later
+ * in rendered order is not one: the real writes would be refused too.
+ *
+ * @example
+ * const sa = { apiVersion: 'v1', kind: 'ServiceAccount', name: 'runner', namespace: 'workers' };
+ * const pod = { apiVersion: 'v1', kind: 'Pod', name: 'job', namespace: 'workers' };
+ * const message = 'pods "job" is forbidden: error looking up service account workers/runner: serviceaccount "runner" not found';
+ * batchPrerequisite(pod, 403, { kind: 'Status', message }, [sa]); // sa
+ */
+export function batchPrerequisite(
+  refused: Ref,
+  statusCode: number | undefined,
+  status: KubernetesStatus | undefined,
+  earlier: readonly Ref[],
+): Ref | undefined {
+  const same = (ref: Ref, kinds: readonly string[], name: string): boolean =>
+    kinds.includes(`${ref.apiVersion} ${ref.kind}`) &&
+    ref.name === name &&
+    ref.namespace === refused.namespace;
+  if (statusCode === 403 && refused.apiVersion === 'v1' && refused.kind === 'Pod') {
+    const found = SERVICE_ACCOUNT_MISSING.exec(status?.message ?? '');
+    const [, namespace, name] = found ?? [];
+    if (name === undefined || namespace !== refused.namespace) return undefined;
+    return earlier.find((ref) => same(ref, ['v1 ServiceAccount'], name));
+  }
+  if (statusCode === 404 && ROLE_BINDINGS.includes(`${refused.apiVersion} ${refused.kind}`)) {
+    const name = missingRole(refused, status);
+    const roles = ROLE_API_VERSIONS.map((apiVersion) => `${apiVersion} Role`);
+    return name === undefined ? undefined : earlier.find((ref) => same(ref, roles, name));
+  }
+  return undefined;
+}
+
+/**
+ * API groups whose storages have not always honoured `dryRun` (a dry run there may have written):
+ * openshift-apiserver's image API before openshift/openshift-apiserver#511, and the legacy
+ * authorization.openshift.io proxies, which do not pass the options on.
+ */
+const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io', 'authorization.openshift.io']);
+
+/**
+ * Whether a dry run of this kind whose connection was lost may be sent once more: only where the
+ * server's storage is known to write nothing on a dry run.
+ *
+ * @example
+ * dryRunResendable({ apiVersion: 'v1', kind: 'ConfigMap' }); // true
+ * dryRunResendable({ apiVersion: 'image.openshift.io/v1', kind: 'ImageStream' }); // false
+ */
+export function dryRunResendable(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
+  const group = ref.apiVersion.includes('/') ? (ref.apiVersion.split('/')[0] ?? '') : '';
+  return !DRY_RUN_NOT_HONOURED.has(group);
+}
