@@ -278,7 +278,12 @@ export async function applyAll(
 }
 
 /** One write of create(): an apply, or the POST of what apply cannot create (checks/created-by-post.ts). */
-export async function write(op: OperationContext, target: Target, flags: ApplyFlags, post: boolean) {
+export async function write(
+  op: OperationContext,
+  target: Target,
+  flags: ApplyFlags,
+  post: boolean,
+): Promise<CreatedRef> {
   const { ref } = target;
   const { code, body } = await send(op, {
     method: post ? 'POST' : 'PATCH',
