@@ -63,7 +63,7 @@ test('a check that fails mid-suite still leaves no object behind', async () => {
     '| a field conflict with a second field manager is surfaced and not forced | failed | forced failure in "conflict"',
   );
   expect(result.out).toContain('| cleanup | passed | nothing left behind |');
-  expect(result.out).toMatch(/live: 13 passed, 1 failed, 0 skipped/);
+  expect(result.out).toMatch(/live: 15 passed, 1 failed, 0 skipped/);
   // The run created Templates, ConfigMaps, Secrets and VMs; every one of them is gone again.
   expect(h.sim.mutations().some((e) => e.path.includes('ots-live-forced'))).toBe(true);
   expect(h.sim.objectCount()).toBe(before);
