@@ -94,11 +94,16 @@ async function applyAll(client: KubeClient, objects: KubeObject[]): Promise<void
   for (const object of objects) await client.apply(objectPath(object), object);
 }
 
-/** Everything but the aggregation, which waits for the simulator to listen. */
-export async function bootstrap(client: KubeClient): Promise<void> {
+/**
+ * Everything but the aggregation, which waits for the simulator to listen. Returns the names of
+ * the CRDs it applied, for the wait on their Established condition.
+ */
+export async function bootstrap(client: KubeClient): Promise<string[]> {
   await applyAll(client, namespaces());
   await applyAll(client, [...IDENTITIES.flatMap(rbacObjects), ...simulatorRbac()]);
-  await applyAll(client, crds());
+  const definitions = crds();
+  await applyAll(client, definitions);
+  return definitions.map((crd) => (crd.metadata as { name: string }).name);
 }
 
 export async function registerSimulator(

@@ -1,13 +1,10 @@
 // The few requests the cluster script sends kube-apiserver itself (bootstrap and readiness), over
 // HTTPS with the throwaway CA. Not the library: the script must work when the library is broken.
 import { readFileSync } from 'node:fs';
-import { Agent, request as httpsRequest } from 'node:https';
+import { Agent } from 'node:https';
+import { type KubeAnswer, kubeRequest } from '../../simulator/aggregated/kube-request.ts';
 
-export interface KubeAnswer {
-  status: number;
-  body: unknown;
-  text: string;
-}
+export type { KubeAnswer } from '../../simulator/aggregated/kube-request.ts';
 
 export class KubeClient {
   readonly #url: string;
@@ -21,43 +18,7 @@ export class KubeClient {
   }
 
   send(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<KubeAnswer> {
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(
-        new URL(path, this.#url),
-        {
-          method,
-          agent: this.#agent,
-          timeout: 30_000,
-          headers: {
-            authorization: `Bearer ${this.#token}`,
-            accept: 'application/json',
-            // Node frames no DELETE body by itself: a length keeps the socket's next request whole.
-            ...(text === undefined
-              ? {}
-              : { 'content-type': contentType, 'content-length': Buffer.byteLength(text) }),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => {
-            const raw = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(raw);
-            } catch {
-              parsed = undefined;
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed, text: raw });
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 30 s`)));
-      req.on('error', reject);
-      req.end(text);
-    });
+    return kubeRequest(this.#agent, this.#url, this.#token, { method, path, body, contentType });
   }
 
   /** Server-side apply, forced: the script owns what it bootstraps. */

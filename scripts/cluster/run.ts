@@ -4,7 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { AggregatedMode } from '../../simulator/aggregated/mode.ts';
 import { RESOURCES } from '../../simulator/discovery/resources.ts';
@@ -71,7 +71,6 @@ async function freePort(port = 0): Promise<number> {
  * simulator on 127.0.0.1 where the host has IPv6 loopback. Only loopback on both sides.
  */
 async function relayIpv6Loopback(port: number): Promise<Server | undefined> {
-  const { connect } = await import('node:net');
   const relay = createServer((socket) => {
     const upstream = connect(port, '127.0.0.1');
     socket.pipe(upstream).pipe(socket);
@@ -193,14 +192,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     });
     const deadline = Date.now() + (options.startTimeoutMs ?? 180_000);
     await waitFor([readyz(admin)], deadline, signal, died);
-    await bootstrap(admin);
-    const crdNames = (
-      JSON.parse(
-        (await import('node:zlib'))
-          .gunzipSync(readFileSync(new URL('../../test/cluster/data/crds.json.gz', import.meta.url)))
-          .toString('utf8'),
-      ) as { metadata: { name: string } }[]
-    ).map((crd) => crd.metadata.name);
+    const crdNames = await bootstrap(admin);
     const simulator = await startSimulator({
       port: ports.simulator,
       namespaces: TEST_NAMESPACES,

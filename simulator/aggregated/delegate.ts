@@ -2,7 +2,10 @@
 // may this user do this (a SubjectAccessReview, as k8s.io/apiserver's delegating authorizer
 // sends), and does this namespace exist (openshift-apiserver reads namespaces from kube-apiserver
 // and admits with the same NamespaceLifecycle rules).
-import { Agent, request as httpsRequest } from 'node:https';
+import { Agent } from 'node:https';
+import { type KubeAnswer, kubeRequest } from './kube-request.ts';
+
+export type { KubeAnswer } from './kube-request.ts';
 
 export interface KubeApiserver {
   url: string;
@@ -19,11 +22,6 @@ export interface AccessAttributes {
   subresource: string;
   namespace: string;
   name: string;
-}
-
-export interface KubeAnswer {
-  status: number;
-  body: unknown;
 }
 
 /** Who a request is sent as: the simulator itself, or a user it impersonates. */
@@ -53,49 +51,9 @@ export class Delegate {
   }
 
   /** One request to kube-apiserver, as the simulator or as `as`; the answer whatever its status. */
-  async request(method: string, path: string, body?: unknown, as?: Impersonated): Promise<KubeAnswer> {
-    const url = new URL(path, this.#server.url);
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(
-        url,
-        {
-          method,
-          agent: this.#agent,
-          headers: {
-            authorization: `Bearer ${this.#server.token}`,
-            ...impersonation(as),
-            accept: 'application/json',
-            // Node frames no DELETE body by itself (no chunked encoding for DELETE): without a
-            // length its bytes would reach kube-apiserver as the next request on the socket.
-            ...(text === undefined
-              ? {}
-              : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }),
-          },
-          timeout: 30_000,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const raw = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = raw;
-            try {
-              parsed = JSON.parse(raw);
-            } catch {
-              // Not JSON: kept as text for the error below.
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed });
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () =>
-        req.destroy(new Error(`kube-apiserver did not answer ${method} ${url.pathname} in 30 s`)),
-      );
-      req.on('error', reject);
-      req.end(text);
-    });
+  request(method: string, path: string, body?: unknown, as?: Impersonated): Promise<KubeAnswer> {
+    const { url, token } = this.#server;
+    return kubeRequest(this.#agent, url, token, { method, path, body, headers: impersonation(as) });
   }
 
   /** kube-apiserver's decision, with its reason when it gives one. */
@@ -108,11 +66,9 @@ export class Delegate {
       kind: 'SubjectAccessReview',
       spec: { user: user.user, groups: user.groups, extra: user.extra, resourceAttributes: attributes },
     });
-    const status = (answer.body as { status?: { allowed?: unknown; reason?: unknown } }).status;
+    const status = (answer.body as { status?: { allowed?: unknown; reason?: unknown } } | undefined)?.status;
     if (answer.status !== 201 || typeof status?.allowed !== 'boolean')
-      throw new Error(
-        `SubjectAccessReview answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`,
-      );
+      throw new Error(`SubjectAccessReview answered ${answer.status}: ${answer.text.slice(0, 200)}`);
     return { allowed: status.allowed, reason: typeof status.reason === 'string' ? status.reason : '' };
   }
 
@@ -120,7 +76,7 @@ export class Delegate {
   async namespacePhase(name: string): Promise<string | undefined> {
     const answer = await this.request('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`);
     if (answer.status === 404) return undefined;
-    const phase = (answer.body as { status?: { phase?: unknown } }).status?.phase;
+    const phase = (answer.body as { status?: { phase?: unknown } } | undefined)?.status?.phase;
     if (answer.status !== 200) throw new Error(`reading namespace "${name}" answered ${answer.status}`);
     return typeof phase === 'string' ? phase : 'Active';
   }

@@ -286,10 +286,13 @@ export class SimulatorServer {
     // The latency counts from the request's arrival, so reading its body is part of it.
     if (this.latencyMs > 0) await preciseDelay(this.latencyMs - (performance.now() - startedPrecise));
 
+    const finish = (code: number): void => {
+      entry.status = code;
+      entry.durationMs = performance.now() - startedPrecise;
+    };
     if ('answer' in admission) {
       send(response, admission.answer);
-      entry.status = admission.answer.code;
-      entry.durationMs = performance.now() - startedPrecise;
+      finish(admission.answer.code);
       return;
     }
     if (this.#aggregated && 'proxied' in admission) {
@@ -303,16 +306,11 @@ export class SimulatorServer {
         }
       });
       send(response, answer);
-      entry.status = answer.code;
-      entry.durationMs = performance.now() - startedPrecise;
+      finish(answer.code);
       return;
     }
     const fault = this.faults.match(method, url.pathname);
     const execute = (): Answer => respondTo(this, method, url, bytes, identity, request);
-    const finish = (code: number): void => {
-      entry.status = code;
-      entry.durationMs = performance.now() - startedPrecise;
-    };
     if (fault) {
       await applyFault(fault, {
         response,
