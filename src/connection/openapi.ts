@@ -79,8 +79,7 @@ function rootPathOfRequest(path: string): string | undefined {
  * (computeETag) that constructServerRelativeURL puts in `?hash=`.
  */
 function hashOfEtag(etag: string | undefined): string | undefined {
-  const hash = /^"([0-9A-F]+)"$/.exec(etag ?? '')?.[1];
-  return hash;
+  return /^"([0-9A-F]+)"$/.exec(etag ?? '')?.[1];
 }
 
 /** A group-version's document as its server answered it by the path without a hash. */
@@ -229,7 +228,8 @@ export class OpenApiSchemas {
     wait: CallerWait,
     route: WarningRoute,
   ): Promise<Latest | undefined> {
-    if (this.#refused.delete(key)) {
+    // The mark stays until the read settles: creates that look meanwhile share that one read.
+    if (this.#refused.has(key)) {
       try {
         const read = await this.#reads.get(key, wait, route);
         if (typeof read !== 'string') {
@@ -240,6 +240,8 @@ export class OpenApiSchemas {
         if (wait.signal?.aborted || (error instanceof RequestError && error.code === 'OTC_CONNECTION_CLOSED'))
           throw error;
         debug('Schema: %s could not be read directly, so the root decides: %s', key, String(error));
+      } finally {
+        this.#refused.delete(key);
       }
     }
     const latest = this.#latest.get(key);

@@ -92,6 +92,36 @@ test('after a refusal, with the merged root still behind, Warn drops the field, 
   expect(objectMutations(h).map((e) => e.status)).toEqual([200, 200]);
 });
 
+test('creates that start together after a refusal share the one direct read', async () => {
+  const said: string[] = [];
+  const { h, api } = await refusedOnce(said);
+  const warn = { ...OPTIONS, api, fieldValidation: 'Warn' } as const;
+  const both = await Promise.all([ocp.create('gadget', {}, warn), ocp.create('gadget', {}, warn)]);
+  expect(both.map((refs) => refs.map((r) => r.name))).toEqual([['g'], ['g']]);
+  expect(said.filter((text) => text === dropped)).toHaveLength(2);
+  expect(direct(h)).toHaveLength(1);
+});
+
+test('a direct read that fails leaves the root to decide: the create goes on, and the server refuses it again', async () => {
+  const { h, api } = await refusedOnce([]);
+  h.sim.addFault({
+    method: 'GET',
+    path: new RegExp(`^${DOCUMENT.replaceAll('.', '\\.')}$`),
+    times: 1,
+    action: { type: 'status', code: 503, message: 'failover' },
+  });
+  const error = instance(await rejection(ocp.create('gadget', {}, { ...OPTIONS, api })), ocp.OperationError);
+  expect(instance(error.failures[0]?.error, ocp.RequestError).message).toContain(
+    'failed to create typed patch object',
+  );
+  expect(direct(h).map((e) => e.status)).toEqual([503]);
+  // That refusal asks for one more direct read, which now succeeds.
+  h.sim.clearLog();
+  instance(await rejection(ocp.create('gadget', {}, { ...OPTIONS, api })), ocp.ValidationError);
+  expect(direct(h).map((e) => e.status)).toEqual([200]);
+  expect(objectMutations(h)).toEqual([]);
+});
+
 test('what was read directly gives way to the root once the root is a bound old', async () => {
   vi.useFakeTimers({ toFake: ['performance'] });
   const said: string[] = [];
