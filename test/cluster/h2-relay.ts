@@ -118,13 +118,13 @@ export async function startH2Relay(target: string, targetCa: string): Promise<H2
       const rule = index >= 0 ? rules.splice(index, 1)[0] : undefined;
       if (rule && !rule.processed) {
         // Client streams are odd and count up by two: the one before is the last processed.
-        stream.session?.goaway(rule.errorCode, Math.max(0, stream.id - 2));
+        stream.session?.goaway(rule.errorCode, Math.max(0, (stream.id ?? 0) - 2));
         return;
       }
       const answer = await sendOn(upstream, headers, body);
       passed.push({ method, path, status: answer.status });
       if (rule) {
-        stream.session?.goaway(rule.errorCode, stream.id);
+        stream.session?.goaway(rule.errorCode, stream.id ?? 0);
         return;
       }
       const { ':status': _status, ...rest } = answer.headers;

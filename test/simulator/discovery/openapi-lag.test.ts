@@ -3,7 +3,7 @@
 // answered by its server at once, with its hash in the ETag; the outdated hash answers 301 to it.
 import { request } from 'node:https';
 import { afterEach, expect, test } from 'vitest';
-import { type Simulator, startSimulator } from '../../../simulator/index.ts';
+import { type JsonObject, type Simulator, startSimulator } from '../../../simulator/index.ts';
 
 let sim: Simulator | undefined;
 /** A simulator of the test's own, whose root lags a minute (an aggregated server's schedule). */
@@ -47,7 +47,7 @@ async function listed(sim: Simulator, path: string): Promise<string | undefined>
   return body.paths[path]?.serverRelativeURL;
 }
 
-const schema = (properties: Record<string, unknown>) => ({
+const schema = (properties: JsonObject): JsonObject => ({
   type: 'object',
   properties: { spec: { type: 'object', properties } },
 });
