@@ -364,6 +364,6 @@ if (failures.length > 0) {
   process.exitCode = 1;
 } else {
   process.stderr.write(
-    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection; bursts stayed within ${DEFAULT_MAX_SOCKETS} sockets; through a proxy, one tunnel per connection; typing read the schema root once per Connection (again only after the server refused an apply as untyped) and each document once per process, before any PATCH and on no new connection\n`,
+    `bench: every library operation sent exactly the minimum number of requests, over one TLS handshake per connection; bursts stayed within ${DEFAULT_MAX_SOCKETS} sockets; through a proxy, one tunnel per connection; typing read the schema root once per Connection (again only after the server refused an apply as untyped, with the refused document by its path) and each document once per process, before any PATCH and on no new connection\n`,
   );
 }

@@ -39,6 +39,12 @@ export interface SimulatorOptions {
   maxConcurrentStreams?: number;
   /** false: `/openapi/v3` answers 404, as a server without it. Default true. */
   openapiV3?: boolean;
+  /**
+   * How long the merged `/openapi/v3` root may list the documents of earlier: kube-aggregator
+   * re-reads kube-apiserver's own root (CRDs included) every second, an aggregated server's every
+   * minute, while a document's own path answers at once. Default 0: the root follows at once.
+   */
+  openapiRootLagMs?: number;
   /** The serving CA and certificate; default: made fresh for 127.0.0.1, ::1 and localhost. */
   tls?: TlsMaterial;
   /**
@@ -187,6 +193,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ? {}
       : { maxConcurrentStreams: options.maxConcurrentStreams }),
     ...(options.openapiV3 === undefined ? {} : { openapiV3: options.openapiV3 }),
+    ...(options.openapiRootLagMs === undefined ? {} : { openapiRootLagMs: options.openapiRootLagMs }),
     ...(options.tls ? { tls: options.tls } : {}),
     ...(options.aggregated ? { aggregated: options.aggregated } : {}),
   });

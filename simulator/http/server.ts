@@ -56,6 +56,8 @@ export interface ServerOptions {
   maxConcurrentStreams?: number;
   /** false: no /openapi/v3 (404), as a server with the OpenAPIV3 feature off (before 1.24 by default). */
   openapiV3?: boolean;
+  /** How long the merged /openapi/v3 root lags what each server publishes (documents.ts). Default 0. */
+  openapiRootLagMs?: number;
   /** Serve as openshift-apiserver behind a real kube-apiserver's aggregator (simulator/aggregated). */
   aggregated?: AggregatedOptions;
 }
@@ -125,6 +127,7 @@ export class SimulatorServer {
     this.latencyMs = options.latencyMs;
     this.protocol = options.protocol ?? 'h2';
     this.openapi = options.openapiV3 === false ? undefined : this.documents;
+    this.documents.rootLagMs = options.openapiRootLagMs ?? 0;
     const handler = (req: Request, res: Response): void => {
       void this.#handle(req, res);
     };

@@ -277,7 +277,7 @@ export class ClusterConnection implements Connection {
         ),
       );
       debug('%s %s %d %dms %s', request.method, request.path, answer.code, elapsed(), failure.message);
-      if (refusedAsUntyped(answer.code, body)) this.schemas.expireRoot();
+      if (refusedAsUntyped(answer.code, body)) this.schemas.untypedRefusal(request.path);
       throw failure;
     }
     debug(
@@ -290,7 +290,8 @@ export class ClusterConnection implements Connection {
       request.target,
     );
     const body = parseBody(answer.text);
-    if (body === undefined && request.emptyAnswerOk === true) return { code: answer.code, body };
+    const etag = answer.etag === undefined ? {} : { etag: answer.etag };
+    if (body === undefined && request.emptyAnswerOk === true) return { code: answer.code, body, ...etag };
     if (!isRecord(body)) {
       throw new RequestError(
         request.step,
@@ -299,7 +300,7 @@ export class ClusterConnection implements Connection {
         { statusCode: answer.code, code: 'OTC_BAD_RESPONSE', outcome: 'unknown' },
       );
     }
-    return { code: answer.code, body };
+    return { code: answer.code, body, ...etag };
   }
 
   /** Traces each attempt of one request, numbering them (429 retries, refused streams sent again). */

@@ -2,7 +2,9 @@
 // (`GET /openapi/v3`, merged by kube-aggregator's spec proxier; kept per Connection, read again
 // after a miss like discovery, at a bounded age, and after the server refused an apply as untyped)
 // and one hash-addressed document per group-version (k8s.io/kube-openapi pkg/handler3/handler.go),
-// turned into a compact table at once and kept in the process-wide cache (schema-cache.ts).
+// turned into a compact table at once and kept in the process-wide cache (schema-cache.ts). After
+// such a refusal the refused group-version's document is also read by its path without a hash,
+// which its server answers with what it holds now, however far behind the merged root is.
 import { debuglog } from 'node:util';
 import { RequestError } from '../errors.ts';
 import { TYPED_PATCH_REFUSAL } from '../outcome.ts';
@@ -32,7 +34,7 @@ export const ROOT_MAX_AGE_MS = 60_000;
  *
  * @example
  * ```ts
- * if (refusedAsUntyped(answer.code, body)) connection.schemas.expireRoot();
+ * if (refusedAsUntyped(answer.code, body)) connection.schemas.untypedRefusal(request.path);
  * ```
  */
 export function refusedAsUntyped(code: number, body: unknown): boolean {
@@ -57,12 +59,35 @@ export type MissingSchema = 'unpublished' | 'unlisted' | 'unreadable';
 export type SchemaLookup =
   { schema: GroupVersionSchema; url: string } | { missing: MissingSchema; answer?: string };
 
-/** Documents remembered as missing per Connection, at most (their URLs change with the root). */
+/** Documents remembered as missing, or read directly, per Connection, at most. */
 const ABSENT_LIMIT = 256;
 
 /** `api/v1` or `apis/GROUP/VERSION`: a group-version's key in the root. */
 export function rootPath(apiVersion: string): string {
   return apiVersion.includes('/') ? `apis/${apiVersion}` : `api/${apiVersion}`;
+}
+
+/** The root key of an API request's path: `/apis/apps/v1/namespaces/a/deployments/b` → `apis/apps/v1`. */
+function rootPathOfRequest(path: string): string | undefined {
+  const [, prefix, group, version] = path.split('/');
+  if (prefix === 'api' && group) return `api/${group}`;
+  return prefix === 'apis' && group && version ? `apis/${group}/${version}` : undefined;
+}
+
+/**
+ * The hash handler3 addresses a document by: its ETag, which is the same uppercase hex SHA-512
+ * (computeETag) that constructServerRelativeURL puts in `?hash=`.
+ */
+function hashOfEtag(etag: string | undefined): string | undefined {
+  return /^"([0-9A-F]+)"$/.exec(etag ?? '')?.[1];
+}
+
+/** A group-version's document as its server answered it by the path without a hash. */
+interface Latest {
+  schema: GroupVersionSchema;
+  /** Its hash-addressed URL, as a root lists it once it has caught up (the path alone without an ETag). */
+  url: string;
+  readAt: number;
 }
 
 function parseRoot(body: unknown): Map<string, string> {
@@ -112,6 +137,16 @@ export class OpenApiSchemas {
   readonly #absent = new Map<string, string>();
   /** What was said once per Connection: group-versions applied without typing. */
   readonly #told = new Set<string>();
+  /** Group-versions the server refused an apply of as untyped: the next lookup reads them directly. */
+  readonly #refused = new Set<string>();
+  /**
+   * Documents read directly after a refusal, per root key: typed with instead of what a root lists
+   * until a root lists the same URL or ROOT_MAX_AGE_MS has passed (by then the aggregator has read
+   * every server's root again).
+   */
+  readonly #latest = new Map<string, Latest>();
+  /** Direct reads in flight, shared by the creates that need them. */
+  readonly #reads: SharedAnswers<Latest | string>;
 
   /** Whether requests share one multiplexed connection (HTTP/2); over HTTP/1.1 each would open one. */
   readonly #multiplexed: () => boolean;
@@ -130,6 +165,10 @@ export class OpenApiSchemas {
       keep: false,
       target: apiVersionOf,
     });
+    this.#reads = new SharedAnswers('Schema', (key, route) => this.#readLatest(key, route), {
+      keep: false,
+      target: (key) => apiVersionOf(`${OPENAPI_ROOT}/${key}`),
+    });
   }
 
   /**
@@ -144,8 +183,11 @@ export class OpenApiSchemas {
   ): Promise<Map<string, SchemaLookup>> {
     const root = await this.#currentRoot(fresh, wait, route);
     const one = async (apiVersion: string): Promise<[string, SchemaLookup]> => {
+      const key = rootPath(apiVersion);
+      const latest = await this.#latestFor(key, root?.get(key), wait, route);
+      if (latest !== undefined) return [apiVersion, { schema: latest.schema, url: latest.url }];
       if (root === undefined) return [apiVersion, { missing: 'unpublished' }];
-      const url = root.get(rootPath(apiVersion));
+      const url = root.get(key);
       if (url === undefined) return [apiVersion, { missing: 'unlisted' }];
       const absent = this.#absent.get(url);
       if (absent !== undefined) return [apiVersion, { missing: 'unreadable', answer: absent }];
@@ -163,9 +205,53 @@ export class OpenApiSchemas {
     return new Map(found);
   }
 
-  /** The server refused an apply as untyped: the next create reads the root again first. */
-  expireRoot(): void {
+  /**
+   * The server refused an apply to `path` as untyped: the next create reads the root again first,
+   * and that group-version's document by its path without a hash, once: the merged root may still
+   * list the document the refused body was typed with (kube-aggregator re-reads kube-apiserver's
+   * own root every second and an aggregated server's every minute, controller.go).
+   */
+  untypedRefusal(path: string): void {
     this.#root.expire(OPENAPI_ROOT);
+    const key = rootPathOfRequest(path);
+    if (key !== undefined) this.#refused.add(key);
+  }
+
+  /**
+   * The document to type a group-version with instead of the one `listed` by the root: read now
+   * when the server refused an apply of it, else the one read so, while still in force. A direct
+   * read that fails leaves the root's document to decide.
+   */
+  async #latestFor(
+    key: string,
+    listed: string | undefined,
+    wait: CallerWait,
+    route: WarningRoute,
+  ): Promise<Latest | undefined> {
+    // The mark stays until the read settles: creates that look meanwhile share that one read.
+    if (this.#refused.has(key)) {
+      try {
+        const read = await this.#reads.get(key, wait, route);
+        if (typeof read !== 'string') {
+          if (this.#latest.size >= ABSENT_LIMIT) this.#latest.clear();
+          this.#latest.set(key, read);
+        } else debug('Schema: %s read directly answered %s; the root decides', key, read);
+      } catch (error) {
+        if (wait.signal?.aborted || (error instanceof RequestError && error.code === 'OTC_CONNECTION_CLOSED'))
+          throw error;
+        debug('Schema: %s could not be read directly, so the root decides: %s', key, String(error));
+      } finally {
+        this.#refused.delete(key);
+      }
+    }
+    const latest = this.#latest.get(key);
+    if (latest === undefined) return undefined;
+    // Caught up (the cache holds the same table under that URL), or old enough for any root to have.
+    if (listed === latest.url || performance.now() - latest.readAt >= ROOT_MAX_AGE_MS) {
+      this.#latest.delete(key);
+      return undefined;
+    }
+    return latest;
   }
 
   /**
@@ -234,11 +320,33 @@ export class OpenApiSchemas {
     return download;
   }
 
+  /**
+   * A group-version's document by its path without a hash: what its server holds now, with its
+   * hash in the ETag. Kept in the process-wide cache under the URL a root that caught up lists.
+   */
+  async #readLatest(key: string, route: WarningRoute | undefined): Promise<Latest | string> {
+    const path = `${OPENAPI_ROOT}/${key}`;
+    const { answer, etag } = await this.#downloadWithEtag(path, route);
+    if (typeof answer === 'string') return answer;
+    const hash = hashOfEtag(etag);
+    const url = hash === undefined ? path : `${path}?hash=${hash}`;
+    if (hash !== undefined) rememberSchema(this.#server, url, answer);
+    return { schema: answer, url, readAt: performance.now() };
+  }
+
   async #download(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
+    return (await this.#downloadWithEtag(url, route)).answer;
+  }
+
+  async #downloadWithEtag(
+    url: string,
+    route: WarningRoute | undefined,
+  ): Promise<{ answer: GroupVersionSchema | string; etag?: string | undefined }> {
     const { path, query } = splitUrl(url);
     let body: unknown;
+    let etag: string | undefined;
     try {
-      ({ body } = await this.#request({
+      ({ body, etag } = await this.#request({
         method: 'GET',
         path,
         query,
@@ -250,11 +358,11 @@ export class OpenApiSchemas {
       }));
     } catch (error) {
       const answer = absentAnswer(error);
-      if (answer !== undefined) return answer;
+      if (answer !== undefined) return { answer };
       throw error;
     }
-    if (!isRecord(body)) return 'an empty 200';
+    if (!isRecord(body)) return { answer: 'an empty 200' };
     const info = isRecord(body.info) ? body.info : {};
-    return { table: compactTypes(body), builtIn: info.title !== CRD_TITLE };
+    return { answer: { table: compactTypes(body), builtIn: info.title !== CRD_TITLE }, etag };
   }
 }

@@ -40,6 +40,8 @@ export interface ApiRequest extends FailedRequest {
 export interface ApiResponse {
   code: number;
   body: unknown;
+  /** The answer's `ETag` header, where it had one. */
+  etag?: string | undefined;
 }
 
 /** A deadline of connect + read, capped where a Node.js timer would fire at once instead. */

@@ -62,6 +62,7 @@ export class Http1Pool {
       text: await response.body.text(),
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
       warnings: headerValues(response.headers.warning),
+      etag: Array.isArray(response.headers.etag) ? response.headers.etag[0] : response.headers.etag,
     };
   }
 

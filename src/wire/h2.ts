@@ -45,6 +45,8 @@ export interface Answer {
   retryAfter: string | undefined;
   /** Every `Warning` header field value, as sent. */
   warnings: string[];
+  /** The `ETag` header, as sent (quotes included); OpenAPI documents carry their hash in it. */
+  etag?: string | undefined;
 }
 
 /** What the transport keeps of each stream in flight: its count per session, and a way to end it. */
@@ -84,6 +86,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
     let code = 0;
     let retryAfter: string | undefined;
     let warnings: string[] = [];
+    let etag: string | undefined;
     let announced: number | undefined;
     const chunks: Buffer[] = [];
     let settled = false;
@@ -115,6 +118,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
       code = Number(answer[':status']);
       retryAfter = answer['retry-after'];
       warnings = headerValues(answer.warning);
+      etag = answer.etag;
       const length = answer['content-length'];
       announced = length === undefined ? undefined : Number(length);
     });
@@ -132,7 +136,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
         fail(new TruncatedAnswerError(body.length, announced));
         return;
       }
-      if (settle()) resolve({ code, text: body.toString('utf8'), retryAfter, warnings });
+      if (settle()) resolve({ code, text: body.toString('utf8'), retryAfter, warnings, etag });
     });
     stream.on('error', fail);
     stream.on('close', () => {

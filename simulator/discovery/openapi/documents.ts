@@ -63,6 +63,14 @@ export class OpenApiDocuments {
   readonly #added = new Map<string, Added[]>();
   readonly #rebuilt = new Map<string, Published>();
   #only: ReadonlySet<string> | undefined;
+  /**
+   * How long kube-aggregator's merged root may list what its servers published earlier: it
+   * re-reads each server's root on a schedule (kube-aggregator pkg/controllers/openapiv3,
+   * controller.go: every second for kube-apiserver's own, CRDs included, every minute for an
+   * aggregated server), while each document is served by its server at once. 0: no lag.
+   */
+  rootLagMs = 0;
+  #merged: { at: number; hashes: Map<string, string> } | undefined;
 
   /**
    * Publish only these group-versions (an aggregated server's own): the root lists no other and
@@ -113,6 +121,25 @@ export class OpenApiDocuments {
   paths(): string[] {
     const all = [...new Set([...this.#entries().keys(), ...this.#added.keys()])];
     return all.filter((path) => this.#only?.has(path) ?? true).sort();
+  }
+
+  /**
+   * What the aggregator's merged root lists (path → hash), and which group-versions its
+   * handleGroupVersion hands to their server: what was published when it last re-read the roots,
+   * at most `rootLagMs` ago. Re-read at the first look after that, which a schedule would have done
+   * by then.
+   */
+  listed(): ReadonlyMap<string, string> {
+    const now = Date.now();
+    if (this.rootLagMs > 0 && this.#merged && now - this.#merged.at < this.rootLagMs)
+      return this.#merged.hashes;
+    const hashes = new Map<string, string>();
+    for (const path of this.paths()) {
+      const hash = this.hash(path);
+      if (hash !== undefined) hashes.set(path, hash);
+    }
+    this.#merged = { at: now, hashes };
+    return hashes;
   }
 
   /** The hash a document is published under, without reading the document when it is generated data. */

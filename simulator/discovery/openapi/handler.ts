@@ -89,14 +89,16 @@ function rootNotModified(headers: IncomingHttpHeaders, now: Date): boolean {
  */
 function root(documents: OpenApiDocuments, headers: IncomingHttpHeaders): OpenApiAnswer {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const path of documents.paths()) {
-    const hash = documents.hash(path);
-    if (hash !== undefined) paths[path] = { serverRelativeURL: serverRelativeUrl(path, hash) };
-  }
   if (documents.restricted) {
+    for (const path of documents.paths()) {
+      const hash = documents.hash(path);
+      if (hash !== undefined) paths[path] = { serverRelativeURL: serverRelativeUrl(path, hash) };
+    }
     const text = JSON.stringify({ paths });
     return serve(text, `"${contentHash(text)}"`, documents.lastChange(), headers, {});
   }
+  for (const [path, hash] of documents.listed())
+    paths[path] = { serverRelativeURL: serverRelativeUrl(path, hash) };
   const now = new Date();
   if (rootNotModified(headers, now)) return { code: 304, type: '', text: '', headers: {} };
   return {
@@ -114,8 +116,10 @@ function groupVersion(
   headers: IncomingHttpHeaders,
 ): OpenApiAnswer {
   const document = documents.document(path);
-  // The aggregator's handleGroupVersion, before any handler3: w.WriteHeader(404), no body.
-  if (!document && !documents.restricted) return { code: 404, type: '', text: '', headers: {} };
+  // The aggregator's handleGroupVersion, before any handler3: w.WriteHeader(404), no body, for a
+  // group-version its merged root does not list (yet, or any more).
+  if (!documents.restricted && !documents.listed().has(path))
+    return { code: 404, type: '', text: '', headers: {} };
   const vary = { Vary: 'Accept' };
   if (!acceptsJson(headers.accept)) return { code: 406, type: '', text: '', headers: vary };
   // handler3 returns without writing for a group-version it does not know: an empty 200.

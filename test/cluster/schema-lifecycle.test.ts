@@ -1,0 +1,253 @@
+// #34 items 5 and 6 on the real tier: CRDs of this file's own groups change under one long-lived
+// Connection. kube-aggregator's merged /openapi/v3 root lags such a change by up to a second
+// (pkg/controllers/openapiv3/controller.go re-reads kube-apiserver's own root every second), while
+// the group-version's document is served at once by its own path; the tests run inside that window.
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import * as ocp from '../../src/index.ts';
+import { ROOT_MAX_AGE_MS } from '../../src/connection/openapi.ts';
+import { currentContext, type KubeClient } from '../../scripts/cluster/kube.ts';
+
+const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG ?? '';
+const NAMESPACE = 'workers';
+
+interface Kind {
+  group: string;
+  plural: string;
+  kind: string;
+}
+const GADGET: Kind = { group: 'schema-lifecycle.example.com', plural: 'slgadgets', kind: 'SlGadget' };
+const WIDGET: Kind = { group: 'absence.schema-lifecycle.example.com', plural: 'slwidgets', kind: 'SlWidget' };
+const crdPath = (k: Kind): string =>
+  `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${k.plural}.${k.group}`;
+const documentPath = (k: Kind): string => `apis/${k.group}/v1`;
+
+/** A CRD whose spec declares `fields` (and, for a change the root must carry, `note`'s description). */
+function crd(k: Kind, fields: Record<string, unknown>, note = ''): Record<string, unknown> {
+  const spec = { type: 'object', ...(note === '' ? {} : { description: note }), properties: fields };
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${k.plural}.${k.group}` },
+    spec: {
+      group: k.group,
+      scope: 'Namespaced',
+      names: { plural: k.plural, singular: k.plural.slice(0, -1), kind: k.kind, listKind: `${k.kind}List` },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
+        },
+      ],
+    },
+  };
+}
+const SIZE = { size: { type: 'integer' } };
+const WITH_EXTRA = { ...SIZE, extra: { type: 'string' } };
+
+const objectOf = (k: Kind, name: string, spec: Record<string, unknown>) => ({
+  apiVersion: `${k.group}/v1`,
+  kind: k.kind,
+  metadata: { name },
+  spec,
+});
+const template = (name: string, objects: unknown[]): ocp.TemplateObject => ({
+  apiVersion: 'template.openshift.io/v1',
+  kind: 'Template',
+  metadata: { name },
+  objects,
+});
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe.skipIf(clusterKubeconfig === '')('#34 items 5 and 6: schemas that change on the real tier', () => {
+  let client: KubeClient;
+  const connections: ocp.Connection[] = [];
+  const connect = async (onWarning?: ocp.WarningHandler): Promise<ocp.Connection> => {
+    const api = await ocp.connect({ kubeconfig: clusterKubeconfig, ...(onWarning ? { onWarning } : {}) });
+    connections.push(api);
+    return api;
+  };
+
+  /** The URL the tier's merged root lists for a kind's group-version, if any. */
+  const listed = async (k: Kind): Promise<string | undefined> => {
+    const answer = await client.send('GET', '/openapi/v3');
+    const body = (answer.body ?? JSON.parse(answer.text)) as {
+      paths: Record<string, { serverRelativeURL: string }>;
+    };
+    return body.paths[documentPath(k)]?.serverRelativeURL;
+  };
+  /** Whether the server refuses a dry-run apply that sets `extra`: it holds the CRD without it. */
+  const refusesExtra = async (name: string): Promise<boolean> => {
+    const path = `/apis/${GADGET.group}/v1/namespaces/${NAMESPACE}/${GADGET.plural}/${name}`;
+    const body = objectOf(GADGET, name, { size: 1, extra: 'x' });
+    const answer = await client.send(
+      'PATCH',
+      `${path}?fieldManager=probe&dryRun=All`,
+      body,
+      'application/apply-patch+yaml',
+    );
+    return answer.status === 500;
+  };
+  /** Applies a CRD and waits until discovery serves it and the merged root lists something new. */
+  async function applyCrd(k: Kind, object: Record<string, unknown>): Promise<string> {
+    const before = await listed(k);
+    await client.apply(crdPath(k), object);
+    await until(`${k.kind} served`, async () => {
+      const answer = await client.send('GET', `/apis/${k.group}/v1`);
+      return answer.status === 200 && answer.text.includes(`"${k.plural}"`) ? true : undefined;
+    });
+    return until(`the root to list ${k.kind}'s new document`, async () => {
+      const url = await listed(k);
+      return url !== undefined && url !== before ? url : undefined;
+    });
+  }
+  async function deleteCrd(k: Kind): Promise<void> {
+    await client.send('DELETE', crdPath(k));
+    await until(`${k.kind}'s CRD gone`, async () =>
+      (await client.send('GET', crdPath(k))).status === 404 ? true : undefined,
+    );
+  }
+
+  beforeAll(async () => {
+    client = currentContext(clusterKubeconfig).client;
+    for (const k of [GADGET, WIDGET]) await deleteCrd(k);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  afterAll(async () => {
+    for (const api of connections) await api.close();
+    for (const k of [GADGET, WIDGET]) await deleteCrd(k);
+    client.close();
+  });
+
+  const gadgetTemplate = (name: string) =>
+    template('sl-gadget', [objectOf(GADGET, name, { size: 1, extra: 'x' })]);
+  const create = (api: ocp.Connection, name: string, more: Partial<ocp.CreateOptions> = {}) =>
+    ocp.create(gadgetTemplate(name), {}, { namespace: NAMESPACE, api, ...more });
+  const dropped = (name: string): string =>
+    `unknown field ".spec.extra" removed from ${GADGET.kind} "${name}" in namespace "${NAMESPACE}": the server's ${GADGET.group}/v1 schema does not declare it`;
+
+  test('item 5: after a CRD update drops a field, the dry run refuses once, then create() refuses it before any write, and Warn drops it', async () => {
+    await applyCrd(GADGET, crd(GADGET, WITH_EXTRA));
+    const said: string[] = [];
+    const api = await connect((w) => said.push(w.text));
+    expect((await create(api, 'sl-g')).map((r) => r.name)).toEqual(['sl-g']);
+    // A change the root must carry (a description), seen in the root: the aggregator has just read
+    // kube-apiserver's root, so the next read is about a second away. Then the update that drops
+    // `extra`, held by the server at once and by the root only at that next read.
+    const stale = await applyCrd(GADGET, crd(GADGET, WITH_EXTRA, 'tick'));
+    await client.apply(crdPath(GADGET), crd(GADGET, SIZE, 'tick'));
+    await until('the server to hold the CRD without extra', async () =>
+      (await refusesExtra('sl-probe')) ? true : undefined,
+    );
+    // The Connection's root predates both: the pre-flight's dry run is refused by the server.
+    const first = await rejection(create(api, 'sl-g', { preflight: 'server' }));
+    expect(first).toBeInstanceOf(ocp.OperationError);
+    const refusal = (first as ocp.OperationError).failures[0]?.error;
+    expect([(first as ocp.OperationError).operation, refusal?.message]).toEqual([
+      'Preflight',
+      expect.stringContaining('failed to create typed patch object'),
+    ]);
+    // The next create reads the root again, which may still list `stale`, and the document by its
+    // own path: refused before any request that could write.
+    const second = await rejection(create(api, 'sl-g', { preflight: 'server' }));
+    const rootThen = await listed(GADGET);
+    expect(second).toBeInstanceOf(ocp.ValidationError);
+    expect((second as ocp.ValidationError).issues).toEqual([
+      `${GADGET.kind} "sl-g" in namespace "${NAMESPACE}": .spec.extra: field not declared in schema`,
+    ]);
+    // Under Warn the field is dropped, and the create goes through.
+    const refs = await create(api, 'sl-g', { fieldValidation: 'Warn' });
+    expect(refs.map((r) => r.name)).toEqual(['sl-g']);
+    expect(said).toContain(dropped('sl-g'));
+    const stored = await client.send(
+      'GET',
+      `/apis/${GADGET.group}/v1/namespaces/${NAMESPACE}/${GADGET.plural}/sl-g`,
+    );
+    expect((stored.body as { spec: Record<string, unknown> }).spec).toEqual({ size: 1 });
+    // What the test is about: the root still listed the outdated document when the second create
+    // ran (a machine slow enough to miss the second-long window only weakens the test).
+    if (rootThen !== stale) console.warn('schema-lifecycle: the root caught up before the second create');
+  });
+
+  test('item 5: a root older than its age bound is read again before a create types with it', async () => {
+    await applyCrd(GADGET, crd(GADGET, WITH_EXTRA, 'again'));
+    // Only performance.now() is faked: the tier, the sockets and the timers keep real time.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const api = await connect();
+    expect((await create(api, 'sl-aged')).map((r) => r.name)).toEqual(['sl-aged']);
+    await applyCrd(GADGET, crd(GADGET, SIZE, 'again'));
+    await until('the server to hold the CRD without extra', async () =>
+      (await refusesExtra('sl-probe')) ? true : undefined,
+    );
+    vi.advanceTimersByTime(ROOT_MAX_AGE_MS + 1_000);
+    const error = await rejection(create(api, 'sl-aged', { preflight: 'server' }));
+    expect(error).toBeInstanceOf(ocp.ValidationError);
+    expect((error as ocp.ValidationError).issues).toEqual([
+      `${GADGET.kind} "sl-aged" in namespace "${NAMESPACE}": .spec.extra: field not declared in schema`,
+    ]);
+  });
+
+  test('item 6: a document that answered 404 (its CRD deleted) is typed with again once its CRD is back', async () => {
+    const widget = (spec: Record<string, unknown>) => template('sl-widget', [objectOf(WIDGET, 'sl-w', spec)]);
+    const widgetUrl = await applyCrd(WIDGET, crd(WIDGET, SIZE));
+    const said: string[] = [];
+    const api = await connect((w) => said.push(w.text));
+    // The Connection reads the root (listing the Widget's document) and discovers its kind, and
+    // types nothing of it yet: its document is not in the process's cache.
+    await ocp.create(
+      template('sl-plain', [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sl-plain' } }]),
+      {},
+      { namespace: NAMESPACE, api },
+    );
+    const ref = { apiVersion: `${WIDGET.group}/v1`, kind: WIDGET.kind, namespace: NAMESPACE, name: 'sl-w' };
+    expect(await ocp.get({ namespace: NAMESPACE, api, missing: 'null', resources: [ref] })).toEqual([null]);
+    await deleteCrd(WIDGET);
+    await until('the root to drop the Widget', async () =>
+      (await listed(WIDGET)) === undefined ? true : undefined,
+    );
+    expect((await client.send('GET', widgetUrl)).status).toBe(404);
+    // Under Warn nothing untyped is applied: the document answers 404.
+    const gone = await rejection(
+      ocp.create(widget({ size: 1 }), {}, { namespace: NAMESPACE, api, fieldValidation: 'Warn' }),
+    );
+    expect((gone as ocp.ValidationError).code).toBe('OTC_SCHEMA_UNAVAILABLE');
+    // The CRD back, as it was: the same document under the same URL, which answered 404 before.
+    expect(await applyCrd(WIDGET, crd(WIDGET, SIZE))).toBe(widgetUrl);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const refs = await ocp.create(
+      widget({ size: 1, extra: 'x' }),
+      {},
+      { namespace: NAMESPACE, api, fieldValidation: 'Warn' },
+    );
+    expect(refs.map((r) => r.name)).toEqual(['sl-w']);
+    expect(said).toContain(
+      `unknown field ".spec.extra" removed from ${WIDGET.kind} "sl-w" in namespace "${NAMESPACE}": the server's ${WIDGET.group}/v1 schema does not declare it`,
+    );
+    await ocp.delete(
+      template('sl-plain', [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sl-plain' } }]),
+      {},
+      { namespace: NAMESPACE, api },
+    );
+  });
+});
