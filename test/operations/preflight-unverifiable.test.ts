@@ -3,7 +3,7 @@
 // write, and quota that each object fits but the batch exceeds (quota is checked per request and
 // charged only on writes). A quota one object exceeds, and a webhook that denies, are refusals
 // of the wave, with nothing written. `preflight: 'server'` is asked for explicitly.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import type { Json, JsonObject, LogEntry, WebhookCall } from '../../simulator/index.ts';
 import { type Harness, harness, instance, rejection } from '../helpers.ts';
@@ -41,6 +41,13 @@ const PVC = (name: string, storage: string): JsonObject => ({
   spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
 });
 
+const IMAGE_TAG = {
+  apiVersion: 'image.openshift.io/v1',
+  kind: 'ImageStreamTag',
+  metadata: { name: 'pfu-app:latest' },
+  tag: { from: { kind: 'DockerImage', name: 'quay.io/example/app:1' } },
+};
+
 beforeAll(async () => {
   h = await harness({ namespaces: [NAMESPACE], tokens: { 'no-quota-list-token': NO_QUOTA_LIST } });
   api = await h.connect();
@@ -50,6 +57,16 @@ beforeEach(() => {
   h.sim.clearLog();
   h.sim.clearFaults();
   h.sim.clearWebhooks();
+});
+// Whatever a test made, even one that failed half-way, is gone before the next.
+afterEach(async () => {
+  const quotas = ['pfu-full', 'pfu-batch', 'pfu-dry', 'pfu-storage', 'pfu-scoped'].map((name) => ({
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    metadata: { name },
+  }));
+  const claims = ['pfu-old', 'pfu-a', 'pfu-b'].map((name) => PVC(name, '1'));
+  await cleanUp([...THREE.map((n) => configMap(n)), ...claims, IMAGE_TAG, ...quotas]);
 });
 afterAll(async () => {
   await Promise.all([api.close(), noQuotaList.close()]);
@@ -89,9 +106,6 @@ function quota(
 }
 const usedOf = (name: string): Json | undefined =>
   (stored('ResourceQuota', name)?.status as { used?: Json } | undefined)?.used;
-const dropQuota = async (name: string): Promise<void> => {
-  await cleanUp([{ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name } }]);
-};
 
 describe('quota', () => {
   test('one object exceeds it: the wave refuses with the server words, nothing written, nothing charged', async () => {
@@ -119,7 +133,6 @@ describe('quota', () => {
     expect(usedOf('pfu-full')).toEqual({ configmaps: '2' });
     // A refusal tells nothing of a batch sum: nothing will be applied.
     expect(seen.seen).toEqual([]);
-    await dropQuota('pfu-full');
   });
 
   test('only the batch exceeds it: one warning naming the quota, then the write past it is refused part-way', async () => {
@@ -151,8 +164,6 @@ describe('quota', () => {
       'exceeded quota: pfu-batch',
     );
     expect(usedOf('pfu-batch')).toEqual({ 'count/configmaps': '2', secrets: '0' });
-    await cleanUp(THREE.map((n) => configMap(n)));
-    await dropQuota('pfu-batch');
   });
 
   test('under dryRun the wave is the whole call: the same warning, nothing written or charged', async () => {
@@ -171,7 +182,6 @@ describe('quota', () => {
     ]);
     expect(writes(objectMutations(h))).toEqual([]);
     expect(usedOf('pfu-dry')).toEqual({ configmaps: '1' });
-    await dropQuota('pfu-dry');
   });
 
   test('storage requests of PVCs are summed; objects that exist already are not counted', async () => {
@@ -207,8 +217,6 @@ describe('quota', () => {
         'is exceeded by the batch: requests.storage needs 1200Mi where 0 of 1Gi are used.',
       ),
     ]);
-    await cleanUp([PVC('pfu-old', '1Gi')]);
-    await dropQuota('pfu-storage');
   });
 
   test('a quota with scopes is not summed: it constrains Pods by their class', async () => {
@@ -220,7 +228,6 @@ describe('quota', () => {
       { dryRun: true, onWarning: seen.handler },
     );
     expect(seen.seen).toEqual([]);
-    await dropQuota('pfu-scoped');
   });
 
   test('a caller who may not list ResourceQuotas: one warning that the sum was not checked, and created', async () => {
@@ -247,7 +254,6 @@ describe('quota', () => {
       [`/api/v1/namespaces/${NAMESPACE}/resourcequotas`, 403],
     ]);
     expect(writes(objectMutations(h))).toEqual(THREE);
-    await cleanUp(THREE.map((n) => configMap(n)));
   });
 });
 
@@ -304,7 +310,6 @@ describe('webhooks', () => {
     const refused = h.sim.log.filter((e) => e.query.dryRun === 'All' && e.status === 400);
     expect(refused.map((e) => e.path.split('/').at(-1))).toEqual(['pfu-2']);
     expect(writes(objectMutations(h))).toEqual(THREE);
-    await cleanUp(objects);
   });
 
   test('an object unverified by one webhook is still refused by the wave for another object', async () => {
@@ -323,17 +328,11 @@ describe('webhooks', () => {
     // Nothing is applied, so nothing is said about what would have been applied unverified.
     expect(seen.seen).toEqual([]);
     expect(writes(objectMutations(h))).toEqual([]);
-    await cleanUp([configMap('pfu-3')]);
   });
 });
 
 test('an ImageStreamTag is not dry-run: its dry run wrote the image stream before openshift-apiserver#511', async () => {
-  const tag = {
-    apiVersion: 'image.openshift.io/v1',
-    kind: 'ImageStreamTag',
-    metadata: { name: 'pfu-app:latest' },
-    tag: { from: { kind: 'DockerImage', name: 'quay.io/example/app:1' } },
-  };
+  const tag = IMAGE_TAG;
   const seen = collect();
   const refs = await create('image', [configMap('pfu-1'), tag], { onWarning: seen.handler });
   expect(refs.map((r) => r.kind)).toEqual(['ConfigMap', 'ImageStreamTag']);
@@ -353,5 +352,4 @@ test('an ImageStreamTag is not dry-run: its dry run wrote the image stream befor
     },
   ]);
   expect(writes(objectMutations(h))).toEqual(['pfu-1', 'pfu-app:latest']);
-  await cleanUp([configMap('pfu-1'), tag]);
 });
