@@ -87,7 +87,8 @@ interface Outcome {
   error?: { operation: string; resources: string[]; failures: [string, number | undefined, string][] };
 }
 
-async function outcomeOf(api: ocp.Connection, objects: unknown[]): Promise<Outcome> {
+async function outcomeOf(api: ocp.Connection | undefined, objects: unknown[]): Promise<Outcome> {
+  if (api === undefined) throw new Error('no connection for this context');
   const warnings: string[] = [];
   const options = {
     namespace: NAMESPACE,
