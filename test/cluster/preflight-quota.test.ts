@@ -192,7 +192,7 @@ describe.skipIf(clusterKubeconfig === '')('#36 item 4 on the real tier: quota an
       await admin.send('DELETE', `/api/v1/namespaces/${NAMESPACE}/configmaps/${name}`);
       await admin.send('DELETE', `/api/v1/namespaces/${NAMESPACE}/secrets/${name}`);
     }
-    for (const name of ['pfq-full', 'pfq-batch']) {
+    for (const name of ['pfq-full', 'pfq-batch', 'pfq-unknown']) {
       const gone = await admin.send('DELETE', `/api/v1/namespaces/${NAMESPACE}/resourcequotas/${name}`);
       // Until kube-apiserver's quota admission no longer sees it, the next test would meet it.
       if (gone.status === 200)
@@ -221,7 +221,7 @@ describe.skipIf(clusterKubeconfig === '')('#36 item 4 on the real tier: quota an
   async function secretRefused(name: string): Promise<boolean> {
     const probe = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pfq-probe' } };
     const answer = await admin.send('POST', `/api/v1/namespaces/${NAMESPACE}/secrets?dryRun=All`, probe);
-    return answer.status === 403 && answer.text.includes(`exceeded quota: ${name}`);
+    return answer.status === 403 && answer.text.includes(`quota: ${name},`);
   }
 
   /**
@@ -368,6 +368,46 @@ describe.skipIf(clusterKubeconfig === '')('#36 item 4 on the real tier: quota an
     expect(simWrites()).toEqual(['pfq-1', 'pfq-2']);
     expect(await usedOnTier('pfq-batch')).toEqual({ 'count/configmaps': '2', secrets: '0' });
     expect(usedOnSim('pfq-batch')).toEqual(await usedOnTier('pfq-batch'));
+  });
+
+  test('a quota whose usage is unknown: both servers refuse a dry run it covers alike', async () => {
+    const hard = { configmaps: '5', 'count/configmaps': '5', secrets: '0' };
+    const path = `/api/v1/namespaces/${NAMESPACE}/resourcequotas`;
+    const body = {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'pfq-unknown' },
+      spec: { hard },
+    };
+    expect((await admin.send('POST', path, body)).status).toBe(201);
+    const status = { status: { hard } };
+    const written = await admin.send(
+      'PATCH',
+      `${path}/pfq-unknown/status`,
+      status,
+      'application/merge-patch+json',
+    );
+    expect(written.status).toBe(200);
+    sim.seed({ ...body, metadata: { name: 'pfq-unknown', namespace: NAMESPACE } });
+    sim.setStatus('v1', 'ResourceQuota', NAMESPACE, 'pfq-unknown', { hard });
+    await eventually('quota pfq-unknown in force', () => secretRefused('pfq-unknown'));
+    const dryRun = `/api/v1/namespaces/${NAMESPACE}/configmaps/pfq-1?fieldManager=probe&dryRun=All`;
+    const simAdmin = new KubeClient(sim.url, sim.caCert, sim.token);
+    try {
+      const answers = await Promise.all(
+        [admin, simAdmin].map((c) =>
+          c.send('PATCH', dryRun, configMap('pfq-1'), 'application/apply-patch+yaml'),
+        ),
+      );
+      const [fromTier, fromSim] = answers.map((a) => [a.status, (a.body as { message?: unknown }).message]);
+      expect(fromTier).toEqual([
+        403,
+        'configmaps "pfq-1" is forbidden: status unknown for quota: pfq-unknown, resources: configmaps,count/configmaps',
+      ]);
+      expect(fromSim).toEqual(fromTier);
+    } finally {
+      simAdmin.close();
+    }
   });
 
   test('a caller who may not list ResourceQuotas: one warning on both servers that the sum was not checked', async () => {
