@@ -7,7 +7,7 @@
 // No controller recalculates usage: a delete gives nothing back, as on a server whose quota
 // controller has not run yet.
 import { parseQuantity } from '../../src/checks/quota.ts';
-import { infoForObject } from '../discovery/resources.ts';
+import { findResource } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
 import { isObject, type Json, type JsonObject, meta, str } from './fields.ts';
 import { StatusError } from './status.ts';
@@ -81,8 +81,10 @@ function refusal(write: QuotaWrite, why: string): StatusError {
  * admitQuota(store, resources, { info, namespace: 'workers', object, dryRun: true });
  */
 export function admitQuota(store: ObjectStore, resources: readonly ResourceInfo[], write: QuotaWrite): void {
-  if (!write.info.namespaced) return;
-  const quotaInfo = infoForObject(resources, { apiVersion: 'v1', kind: 'ResourceQuota' });
+  // Behind kube-apiserver's aggregator the simulator serves no ResourceQuotas (kube-apiserver
+  // holds them), so it has none to judge by: openshift-apiserver's own quota admission is not modelled.
+  const quotaInfo = findResource(resources, '', 'v1', 'resourcequotas');
+  if (!write.info.namespaced || quotaInfo === undefined) return;
   const items = store.list(quotaInfo, write.namespace).items;
   const uses = usage(write.info, write.object);
   const charges: { name: string; status: JsonObject }[] = [];
