@@ -4,6 +4,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { type ClientCertificate, issueClientCertificate, type TlsMaterial } from './certs.ts';
 import type { AggregatedOptions } from './aggregated/mode.ts';
 import type { FaultRule } from './faults/rules.ts';
+import type { Webhook } from './objects/webhooks.ts';
 import type { Json, JsonObject } from './objects/fields.ts';
 import { type AddedKind, addKind, changeKindSchema } from './discovery/openapi/kinds.ts';
 import { infoForObject } from './discovery/resources.ts';
@@ -18,6 +19,7 @@ export type { LogEntry, Protocol } from './http/server.ts';
 export type { Identity, Rule } from './types.ts';
 export type { Json, JsonObject } from './objects/fields.ts';
 export type { AddedKind } from './discovery/openapi/kinds.ts';
+export type { Webhook, WebhookCall } from './objects/webhooks.ts';
 
 export interface SimulatorOptions {
   /** Extra bearer tokens and who they are; an admin token is always created. */
@@ -99,6 +101,15 @@ export interface Simulator {
   setLatency(ms: number): void;
   addFault(rule: FaultRule): void;
   clearFaults(): void;
+  /**
+   * Calls this validating admission webhook on every matching create and update from now on,
+   * dry runs too (objects/webhooks.ts): one that denies, or one without dry-run support.
+   *
+   * @example
+   * sim.addWebhook({ name: 'legacy.example.com', sideEffects: 'Unknown' });
+   */
+  addWebhook(webhook: Webhook): void;
+  clearWebhooks(): void;
   addToken(token: string, identity: Identity): void;
   /**
    * A client certificate the server accepts for `user` until `validMs` from now (whole seconds),
@@ -239,6 +250,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setLatency: (ms) => {
       server.latencyMs = ms;
+    },
+    addWebhook: (webhook) => {
+      server.webhooks.push(webhook);
+    },
+    clearWebhooks: () => {
+      server.webhooks.length = 0;
     },
     addFault: (rule) => {
       server.addFault(rule);

@@ -6,22 +6,52 @@
 // (kubernetes/apiserver pkg/endpoints/handlers/patch.go, pkg/registry/generic/registry/dryrun.go).
 import { debuglog } from 'node:util';
 import { OperationError, type OperationFailure, RequestError } from './errors.ts';
-import { type ApplyFlags, applyAll, type OperationContext, write } from './operations.ts';
+import {
+  type ApplyFlags,
+  applyAll,
+  asError,
+  type OperationContext,
+  send,
+  segment,
+  write,
+  warningTarget,
+} from './operations.ts';
 import { applyFoundNothing } from './checks/created-by-post.ts';
-import { batchPrerequisite, dryRunResendable } from './checks/preflight.ts';
+import {
+  batchPrerequisite,
+  dryRunMayWrite,
+  dryRunResendable,
+  dryRunUnsupportedBy,
+  notDryRunText,
+  unverifiedText,
+} from './checks/preflight.ts';
+import { exceededQuotas, type Planned, quotaText } from './checks/quota.ts';
 import { describeRef } from './checks/refs.ts';
+import { groupOf } from './checks/names.ts';
+import { isRecord } from './util/json.ts';
 import type { CreatedRef } from './types.ts';
 import type { Target } from './validate.ts';
 
 const debug = debuglog('openshift-templates');
 
-/** One object's dry run: the ref it would have, or the error the server answered. */
-type DryRun = { ref: CreatedRef } | { error: Error };
+/**
+ * One object's dry run: the ref it would have (with why it is applied unverified, when its dry
+ * run could not be made), or the error the server answered.
+ */
+type DryRun = { ref: CreatedRef; unverified?: string } | { error: Error };
+
+/** A ref that passes without a dry run's answer; it counts as created, as its write may create it. */
+const unanswered = (target: Target, unverified?: string): DryRun => ({
+  ref: { ...target.ref, created: true },
+  ...(unverified === undefined ? {} : { unverified }),
+});
 
 /**
  * The dry run of one target. A kind whose apply cannot create it (checks/created-by-post.ts)
  * answers 404 and is created by a POST, which its proxy does not dry-run: it passes as created.
- * A lost connection is sent once more where the storage honours dry runs, so nothing was written.
+ * A webhook that does not support dry runs, or a kind whose dry run may write, leaves the object
+ * unverified, said on the warning channel, never refused (issue #36 item 4). A lost connection is
+ * sent once more where the storage honours dry runs, so nothing was written.
  */
 async function dryRun(
   op: OperationContext,
@@ -29,12 +59,14 @@ async function dryRun(
   flags: ApplyFlags,
   resent = false,
 ): Promise<DryRun> {
+  if (dryRunMayWrite(target.ref)) return unanswered(target, notDryRunText(target.ref));
   try {
     return { ref: await write(op, target, { ...flags, dryRun: true }, false) };
   } catch (error) {
     if (!(error instanceof RequestError)) throw error;
-    if (applyFoundNothing(target.ref, error.statusCode, error.status))
-      return { ref: { ...target.ref, created: true } };
+    if (applyFoundNothing(target.ref, error.statusCode, error.status)) return unanswered(target);
+    const webhook = dryRunUnsupportedBy(error.statusCode, error.status);
+    if (webhook !== undefined) return unanswered(target, unverifiedText(target.ref, webhook));
     const lost = error.code === 'OTC_CONNECTION_LOST' && !op.signal?.aborted && !op.connection.closed;
     if (lost && !resent && dryRunResendable(target.ref)) {
       debug(
@@ -48,10 +80,20 @@ async function dryRun(
   }
 }
 
-/** What the wave decided: each object's ref, and the objects to dry-run again before their write. */
+/**
+ * What the wave decided: each object's ref, the objects to dry-run again before their write, and
+ * the warnings for objects applied unverified (told once the wave passes).
+ */
 interface Wave {
   refs: CreatedRef[];
   deferred: Set<Target>;
+  unverified: { target: Target; text: string }[];
+}
+
+/** Says that an object is applied without its dry run's checks. */
+function tellUnverified(op: OperationContext, target: Target, text: string): void {
+  const warning = { text: op.redact(text), operation: op.operation, target: warningTarget(target.ref) };
+  op.connection.notify(warning, op.warnings);
 }
 
 /**
@@ -66,10 +108,12 @@ async function wave(op: OperationContext, targets: readonly Target[], flags: App
   );
   const refs: CreatedRef[] = [];
   const deferred = new Set<Target>();
+  const unverified: Wave['unverified'] = [];
   const failures: OperationFailure[] = [];
   for (const [i, { target, answer }] of answers.entries()) {
     if ('ref' in answer) {
       refs.push(answer.ref);
+      if (answer.unverified !== undefined) unverified.push({ target, text: answer.unverified });
       continue;
     }
     const { error } = answer;
@@ -83,7 +127,86 @@ async function wave(op: OperationContext, targets: readonly Target[], flags: App
     refs.push({ ...target.ref, created: true });
   }
   if (failures.length > 0) throw new OperationError('Preflight', [], failures);
-  return { refs, deferred };
+  return { refs, deferred, unverified };
+}
+
+/** The namespace's ResourceQuotas as listed, or why they could not be. */
+type QuotaRead = { items: unknown[] } | { unread: string };
+
+/**
+ * The one read of the target namespace's ResourceQuotas. A refusal (403 for a caller without
+ * `list resourcequotas`, which the README calls optional) or any other failure leaves the batch's
+ * sum unchecked, said once: it never fails the create.
+ */
+async function readQuotas(op: OperationContext, namespace: string): Promise<QuotaRead> {
+  try {
+    const { body } = await send(op, {
+      method: 'GET',
+      path: `/api/v1/namespaces/${segment(namespace)}/resourcequotas`,
+      step: 'Get',
+      target: `the ResourceQuotas of namespace "${namespace}"`,
+      redact: op.redact,
+    });
+    const items = isRecord(body) && Array.isArray(body.items) ? (body.items as unknown[]) : undefined;
+    return items === undefined ? { unread: 'the list had no items' } : { items };
+  } catch (error) {
+    if (!(error instanceof RequestError)) throw error;
+    return {
+      unread: `listing them answered ${error.statusCode === undefined ? error.code : String(error.statusCode)}`,
+    };
+  }
+}
+
+/**
+ * Sums what the batch would create against each quota (checks/quota.ts) and says, one warning per
+ * quota, where the sum exceeds what is left; or, when the quotas could not be read, that the sum
+ * was not checked. Never a refusal: each object passed its own dry run (issue #36 item 4).
+ */
+function checkBatchQuota(
+  op: OperationContext,
+  namespace: string,
+  quotas: QuotaRead,
+  targets: readonly Target[],
+  refs: readonly CreatedRef[],
+): void {
+  const planned: Planned[] = targets
+    .filter((_, i) => refs[i]?.created === true)
+    .map((t) => ({ group: groupOf(t.ref.apiVersion), resource: t.resource, object: t.object }));
+  if (planned.length === 0) return;
+  const tell = (text: string): void => {
+    op.connection.notify({ text: op.redact(text), operation: op.operation }, op.warnings);
+  };
+  if ('unread' in quotas) {
+    tell(
+      `the batch's sum against the ResourceQuotas of namespace "${namespace}" was not checked: ${quotas.unread} ` +
+        '(list resourcequotas is optional; each object was still checked against quota by its own dry run)',
+    );
+    return;
+  }
+  for (const exceeded of exceededQuotas(quotas.items, planned)) tell(quotaText(namespace, exceeded));
+}
+
+/**
+ * The wave, and beside it the one read of the namespace's ResourceQuotas; the call ends only when
+ * both have, whichever fails.
+ */
+async function waveAndQuotas(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: ApplyFlags,
+): Promise<Wave> {
+  const namespace = targets[0]?.ref.namespace;
+  const [waved, quotas] = await Promise.allSettled([
+    wave(op, targets, flags),
+    namespace === undefined ? undefined : readQuotas(op, namespace),
+  ]);
+  if (waved.status === 'rejected') throw asError(waved.reason);
+  if (quotas.status === 'rejected') throw asError(quotas.reason);
+  // Told only now that the objects will be applied: a refusal above applies nothing.
+  for (const { target, text } of waved.value.unverified) tellUnverified(op, target, text);
+  if (namespace !== undefined && quotas.value !== undefined)
+    checkBatchQuota(op, namespace, quotas.value, targets, waved.value.refs);
+  return waved.value;
 }
 
 /**
@@ -100,11 +223,12 @@ export async function createChecked(
   targets: readonly Target[],
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
-  const { refs, deferred } = await wave(op, targets, flags);
+  const { refs, deferred } = await waveAndQuotas(op, targets, flags);
   if (flags.dryRun) return refs;
   return applyAll(op, targets, flags, async (target) => {
     if (!deferred.has(target)) return;
     const again = await dryRun(op, target, flags);
     if ('error' in again) throw again.error;
+    if (again.unverified !== undefined) tellUnverified(op, target, again.unverified);
   });
 }

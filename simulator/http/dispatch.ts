@@ -6,7 +6,9 @@ import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { answerOpenApi } from '../discovery/openapi/handler.ts';
 import { proxiedKind, proxyRequest, type RbacBackend } from '../objects/legacy-rbac.ts';
 import { admitPod, admitRoleBinding } from '../objects/admission.ts';
-import { isObject } from '../objects/fields.ts';
+import { admitQuota } from '../objects/quota.ts';
+import { admitWebhooks, type Webhook } from '../objects/webhooks.ts';
+import { isObject, type JsonObject } from '../objects/fields.ts';
 import { lookupNameError } from '../objects/names.ts';
 import { dryRunValues } from '../objects/options.ts';
 import { type ObjectRequest, objectRequest, type Target } from '../objects/requests.ts';
@@ -28,6 +30,8 @@ export interface Served {
   tables: TypeTables;
   /** kube-apiserver's RBAC, which openshift-apiserver's legacy Roles and RoleBindings proxy to. */
   rbac: RbacBackend;
+  /** The validating admission webhooks a test configured (objects/webhooks.ts). */
+  webhooks: readonly Webhook[];
 }
 
 /**
@@ -159,7 +163,9 @@ function dispatch(
 
 /**
  * What kube-apiserver checks inside a write (objects/admission.ts), before the store acts on it: an
- * apply that would create is authorized as a create as well, then the admission the kind has.
+ * apply that would create is authorized as a create as well, then the admission the kind has, the
+ * validating webhooks (objects/webhooks.ts) and, for a create, ResourceQuota (objects/quota.ts),
+ * in the order kube-apiserver runs its plugins.
  */
 function admitWrite(served: Served, route: Target, request: ObjectRequest, identity: Identity): void {
   const { info, namespace, name } = route;
@@ -169,21 +175,30 @@ function admitWrite(served: Served, route: Target, request: ObjectRequest, ident
   const creating = post || (name !== undefined && served.store.peek(info, namespace, name) === undefined);
   if (apply && creating && !allowed(identity, 'create', route))
     throw forbidden(info, name, identity.user, 'create', namespace || undefined);
+  const object = writtenObject(request);
+  if (object === undefined) return; // The handler answers what does not decode.
   const kind = `${info.group}/${info.name}`;
-  if (kind !== '/pods' && kind !== 'rbac.authorization.k8s.io/rolebindings') return;
-  let object: unknown;
+  const write = { identity, namespace, object, creating };
+  if (kind === '/pods') admitPod(served.store, served.resources, write);
+  if (kind === 'rbac.authorization.k8s.io/rolebindings')
+    admitRoleBinding(served.store, served.resources, write);
+  const dryRun = dryRunValues(request.query, apply ? 'PatchOptions' : 'CreateOptions');
+  const operation = creating ? 'CREATE' : 'UPDATE';
+  admitWebhooks(served.webhooks, info, { namespace, object, operation, dryRun });
+  if (creating) admitQuota(served.store, served.resources, { info, namespace, object, dryRun });
+}
+
+/** The object a create or apply carries, as admission sees it; `undefined` when it does not decode. */
+function writtenObject(request: ObjectRequest): JsonObject | undefined {
   try {
-    object = decodeObjectBody(
+    const object = decodeObjectBody(
       request.contentType === 'application/apply-patch+yaml' ? 'application/json' : request.contentType,
       request.bytes,
     );
+    return isObject(object) ? object : undefined;
   } catch {
-    return; // The handler answers what does not decode.
+    return undefined;
   }
-  if (!isObject(object)) return;
-  const write = { identity, namespace, object, creating };
-  if (kind === '/pods') admitPod(served.store, served.resources, write);
-  else admitRoleBinding(served.store, served.resources, write);
 }
 
 /**

@@ -22,6 +22,7 @@ import type { Identity, ResourceInfo } from '../types.ts';
 import { type Answer, type Request, type Response, send } from './answer.ts';
 import { authenticate } from './authenticate.ts';
 import { respondTo } from './dispatch.ts';
+import type { Webhook } from '../objects/webhooks.ts';
 import { type AggregatedOptions, AggregatedMode } from '../aggregated/mode.ts';
 
 export interface LogEntry {
@@ -98,6 +99,8 @@ export class SimulatorServer {
    * synchronous dispatch, kube-apiserver (aggregated/rbac-through-kube.ts).
    */
   rbac: RbacBackend = storeBackend(this.store);
+  /** The validating admission webhooks tests add (index.ts addWebhook). */
+  readonly webhooks: Webhook[] = [];
   readonly log: LogEntry[] = [];
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;

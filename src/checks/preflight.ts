@@ -90,3 +90,69 @@ export function dryRunResendable(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>):
   const group = ref.apiVersion.includes('/') ? (ref.apiVersion.split('/')[0] ?? '') : '';
   return !DRY_RUN_NOT_HONOURED.has(group);
 }
+
+/**
+ * The webhook a dry run's 400 names when that webhook does not support dry runs: its
+ * `sideEffects` are neither None nor NoneOnDryRun, as webhooks created through v1beta1 may still
+ * be on clusters upgraded since (k8s.io/apiserver pkg/admission/plugin/webhook/errors
+ * statuserror.go, NewDryRunUnsupportedErr). The object itself is not refused: its dry run could
+ * not be made.
+ *
+ * @example
+ * dryRunUnsupportedBy(400, { kind: 'Status', message: 'admission webhook "audit.example.com" does not support dry run' }); // 'audit.example.com'
+ */
+export function dryRunUnsupportedBy(
+  statusCode: number | undefined,
+  status: KubernetesStatus | undefined,
+): string | undefined {
+  if (statusCode !== 400) return undefined;
+  return /^admission webhook "([^"]+)" does not support dry run$/.exec(status?.message ?? '')?.[1];
+}
+
+/**
+ * The warning for an object whose dry run a webhook could not take: it is applied unverified.
+ *
+ * @example
+ * unverifiedText({ kind: 'ConfigMap', name: 'a', namespace: 'ns' }, 'audit.example.com');
+ */
+export function unverifiedText(
+  ref: Pick<ResourceRef, 'kind' | 'name' | 'namespace'>,
+  webhook: string,
+): string {
+  return (
+    `${ref.kind} "${ref.name}" in namespace "${ref.namespace}" is applied unverified: admission webhook "${webhook}" ` +
+    'does not support dry run, so the dry run stopped there and the checks of that webhook and after it come at the write'
+  );
+}
+
+/**
+ * Kinds whose storage acted on a dry run before openshift/openshift-apiserver#511 (May 2025,
+ * backported to 4.16-4.19): an ImageStreamTag's or ImageTag's create and update wrote their image
+ * stream with fresh options, so a dry run changed the stream (pkg/image/apiserver/registry/
+ * imagestreamtag/rest.go, imagetag/rest.go). The server's version does not say whether it has the
+ * fix, so create() never dry-runs them.
+ */
+const DRY_RUN_WRITES = new Set(['image.openshift.io/v1 ImageStreamTag', 'image.openshift.io/v1 ImageTag']);
+
+/**
+ * Whether a dry run of this kind may have written on some servers, so that it is not sent.
+ *
+ * @example
+ * dryRunMayWrite({ apiVersion: 'image.openshift.io/v1', kind: 'ImageStreamTag' }); // true
+ */
+export function dryRunMayWrite(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
+  return DRY_RUN_WRITES.has(`${ref.apiVersion} ${ref.kind}`);
+}
+
+/**
+ * The warning for an object create() does not dry-run because its dry run may write.
+ *
+ * @example
+ * notDryRunText({ apiVersion: 'image.openshift.io/v1', kind: 'ImageStreamTag', name: 'app:latest', namespace: 'ns' });
+ */
+export function notDryRunText(ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'>): string {
+  return (
+    `${ref.kind} "${ref.name}" in namespace "${ref.namespace}" is applied unverified: it is not dry-run, since ` +
+    `openshift-apiserver before openshift/openshift-apiserver#511 writes the image stream on a dry run of ${ref.apiVersion} ${ref.kind}`
+  );
+}
