@@ -63,7 +63,7 @@ const median = (values: number[]): number => {
 };
 
 /** A forked child driven one command at a time over IPC. */
-class Child {
+export class Child {
   readonly #process: ChildProcess;
   #pending: ((reply: Record<string, unknown>) => void) | undefined;
   private constructor(child: ChildProcess) {
@@ -75,7 +75,7 @@ class Child {
     });
   }
 
-  static async start(file: string, execArgv: string[] = []): Promise<Child> {
+  static async start(file: string, execArgv: string[] = ['--expose-gc']): Promise<Child> {
     const child = new Child(fork(new URL(file, import.meta.url), [], { execArgv, stdio: 'inherit' }));
     await child.#next();
     return child;
@@ -102,10 +102,20 @@ class Child {
   stop(): void {
     this.#process.kill();
   }
+
+  /** Lets the child end on its own (a `--cpu-prof` child writes its profile only then). */
+  exit(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#process.once('exit', () => {
+        resolve();
+      });
+      this.#process.disconnect();
+    });
+  }
 }
 
 /** The workload whose answers the stand-in serves: every request the benches below send. */
-async function captureWorkload(kubeconfig: string): Promise<void> {
+export async function captureWorkload(kubeconfig: string): Promise<void> {
   await using api = await ocp.connect({ kubeconfig });
   const options = { namespace: 'workers', templateNamespace: 'infra', api, preflight: 'server' } as const;
   await ocp.create(BURST_TEMPLATE, { JOB: JOB_SENTINEL }, options);
@@ -115,13 +125,13 @@ async function captureWorkload(kubeconfig: string): Promise<void> {
   }
 }
 
-interface World {
+export interface World {
   kubeconfig: string;
   server: Child;
   counts(): Promise<StandInCounts>;
 }
 
-async function startWorld(
+export async function startWorld(
   plan: StandInPlan,
   protocol: 'h2' | 'http1',
   captured: Awaited<ReturnType<typeof captureAnswers>>,

@@ -19,6 +19,9 @@ export type ClientCommand =
 export interface Timed {
   wallMs: number;
   cpuMs: number;
+  /** The monotonic clock's µs at start and end, the clock a `--cpu-prof` profile's samples are timed by. */
+  fromUs: number;
+  toUs: number;
 }
 
 export interface CostSamples {
@@ -66,11 +69,13 @@ const WARM_UP = 9_000_000;
 
 async function timed(work: () => Promise<unknown>): Promise<Timed> {
   const cpu = process.cpuUsage();
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
   const started = performance.now();
   await work();
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  return { wallMs, cpuMs: (used.user + used.system) / 1000 };
+  const toUs = Number(process.hrtime.bigint() / 1000n);
+  return { wallMs, cpuMs: (used.user + used.system) / 1000, fromUs, toUs };
 }
 
 const burstOf = (job: Job, k: number, from = 1): Promise<unknown> =>
