@@ -5,6 +5,7 @@
 import { getHeapStatistics } from 'node:v8';
 import * as k8s from '@kubernetes/client-node';
 import * as ocp from '../src/index.ts';
+import { BURST_TEMPLATE } from './templates.ts';
 import { applyAll, rawH1, rawH2, type Rendered, render, replayDelete, type Send } from './raw.ts';
 
 export type BurstImpl = 'library' | 'raw-h1' | 'raw-h2' | 'baseline';
@@ -34,7 +35,7 @@ export interface BurstResult {
   warm: BurstPhase;
 }
 
-export const BURST_TEMPLATE = 'burst';
+export { BURST_TEMPLATE };
 const OPTIONS = { namespace: 'workers', templateNamespace: 'infra' } as const;
 
 /** What a user of client-node writes without this library (one TLS handshake per request). */

@@ -159,6 +159,23 @@ export async function applyAll(send: Send, objects: Rendered[]): Promise<Rendere
   return applied;
 }
 
+/**
+ * The pre-flight's requests only: every object's apply with dryRun=All, all at once (streams of one
+ * session, or as many sockets as there are objects), then nothing unless every one passed.
+ */
+export async function dryRunWave(send: Send, objects: Rendered[]): Promise<void> {
+  await Promise.all(
+    objects.map((object) =>
+      send(
+        'PATCH',
+        `${objectPath(object)}?fieldManager=raw&dryRun=All`,
+        { ...object, metadata: { ...object.metadata, namespace: 'workers' } },
+        'application/apply-patch+yaml',
+      ),
+    ),
+  );
+}
+
 export async function readAll(send: Send, objects: Rendered[]): Promise<void> {
   for (const object of objects) await send('GET', objectPath(object));
 }

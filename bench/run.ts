@@ -27,6 +27,8 @@ import { firstCreates, typingRequestChecks } from './typing.ts';
 import { revalidationChecks } from './typing-revalidate.ts';
 import { corpusHeap, DEFAULT_CORPUS } from './typing-corpus.ts';
 import type { TypingReport } from './typing-report.ts';
+import { runStandInBench } from './stand-in-bench.ts';
+import type { StandInReport } from './stand-in-report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,9 +41,9 @@ const { values } = parseArgs({
 });
 
 const smoke = values.smoke;
-// `--only SECTION` (repeatable): main, bursts, proxy, tracing, typing, imports; docs/performance.md
-// is written only when every section ran.
-const SECTIONS = ['main', 'bursts', 'proxy', 'tracing', 'typing', 'imports'];
+// `--only SECTION` (repeatable): main, bursts, proxy, tracing, typing, imports, preflight;
+// docs/performance.md is written only when every section ran.
+const SECTIONS = ['main', 'bursts', 'proxy', 'tracing', 'typing', 'imports', 'preflight'];
 const only = values.only;
 for (const section of only ?? [])
   if (!SECTIONS.includes(section))
@@ -352,13 +354,37 @@ try {
   await rm(typingDir, { recursive: true, force: true });
 }
 
+// The pre-flight's cost and bursts with it, against the stand-in server (bench/stand-in.ts).
+const standInDir = await mkdtemp(join(tmpdir(), 'ots-stand-in-'));
+let standIn: StandInReport | undefined;
+try {
+  if (wanted('preflight'))
+    standIn = await runStandInBench(
+      {
+        latencyMs: 10,
+        protocols: ['h2', 'http1'],
+        ks: smoke ? [10] : [100, 500],
+        costRuns: smoke ? 1 : 9,
+        burstRuns: smoke ? 1 : 5,
+        dir: standInDir,
+        maxConcurrentStreams: 100,
+      },
+      (line) => {
+        if (!values.json) process.stderr.write(`${line}\n`);
+      },
+      failures,
+    );
+} finally {
+  await rm(standInDir, { recursive: true, force: true });
+}
+
 const imports: ImportCost | undefined = smoke || !wanted('imports') ? undefined : await importCost();
 if (values.json)
   process.stdout.write(
-    `${JSON.stringify({ rows, bursts, proxied, tracing, typing, imports, failures }, null, 2)}\n`,
+    `${JSON.stringify({ rows, bursts, proxied, tracing, typing, imports, standIn, failures }, null, 2)}\n`,
   );
 if (!smoke && only === undefined)
-  await writeReport(rows, imports, bursts, tracing, { rows: proxied, runs: PROXY_RUNS }, typing);
+  await writeReport(rows, imports, bursts, tracing, { rows: proxied, runs: PROXY_RUNS }, typing, standIn);
 if (failures.length > 0) {
   process.stderr.write(`bench: request counts off the minimum:\n  ${failures.join('\n  ')}\n`);
   process.exitCode = 1;

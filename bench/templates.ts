@@ -2,6 +2,9 @@
 import type { JsonObject } from '../simulator/index.ts';
 import type { Op } from './client.ts';
 
+/** The stored Template of the burst benches (bench/burst.ts), whose objects are named after its JOB. */
+export const BURST_TEMPLATE = 'burst';
+
 /** N objects over D group-versions: ConfigMaps and Secrets (v1), VirtualMachines, Deployments. */
 export function benchTemplate(n: number, d: number): JsonObject {
   const kinds = [

@@ -1,0 +1,102 @@
+// The stand-in sections of docs/performance.md: the pre-flight's cost and its bursts, with targets.
+import { verdict } from './burst-report.ts';
+import type { CostRow, StandInBurstRow } from './stand-in-bench.ts';
+
+export interface StandInReport {
+  cost: CostRow[];
+  bursts: StandInBurstRow[];
+}
+
+const f1 = (x: number): string => x.toFixed(1);
+
+/** The bound on a create with the pre-flight: h2 one more round trip, HTTP/1.1 one per pool-full. */
+export function costBound(row: CostRow, maxSockets: number): number {
+  return row.protocol === 'h2'
+    ? row.withoutMs * 1.1 + row.rttMs
+    : row.withoutMs + Math.ceil(row.n / maxSockets) * row.rttMs;
+}
+
+const boundText = (protocol: CostRow['protocol'], maxSockets: number): string =>
+  protocol === 'h2'
+    ? '(without) × 1.1 + one round trip'
+    : `(without) + one round trip per ${String(maxSockets)} objects`;
+
+function burst(
+  report: StandInReport,
+  q: Omit<StandInBurstRow, 'wallMs' | 'cpuMs' | 'requests' | 'connections'>,
+) {
+  return report.bursts.find(
+    (r) => r.protocol === q.protocol && r.k === q.k && r.impl === q.impl && r.phase === q.phase,
+  );
+}
+
+export function standInTargets(report: StandInReport | undefined, maxSockets: number): string[] {
+  if (!report) return ['| the pre-flight against the stand-in server | not measured |'];
+  const lines = report.cost.map((row) => {
+    const bound = costBound(row, maxSockets);
+    return `| stand-in, ${row.protocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1'}, 10 ms, ${String(row.n)} objects: create with the pre-flight ≤ ${boundText(row.protocol, maxSockets)} | ${f1(row.withMs)} ms, bound ${f1(bound)} ms (${(row.withMs / row.withoutMs).toFixed(2)}× the ${f1(row.withoutMs)} ms without it) — ${row.withMs <= bound ? 'met' : '**not met**'} |`;
+  });
+  for (const protocol of ['h2', 'http1'] as const)
+    for (const k of [...new Set(report.bursts.map((r) => r.k))])
+      for (const phase of ['first', 'warm'] as const) {
+        const lib = burst(report, { protocol, k, impl: 'library', phase });
+        const raw = burst(report, { protocol, k, impl: 'raw', phase });
+        if (!lib || !raw) continue;
+        lines.push(
+          `| stand-in, ${protocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1'}, 10 ms, K = ${String(k)}, ${phase} burst with the pre-flight: ≤ 1.3× the raw client sending the same requests | ${verdict(lib.wallMs, raw.wallMs, 1.3)} |`,
+        );
+      }
+  return lines;
+}
+
+export function standInSection(report: StandInReport | undefined, maxSockets: number): string {
+  if (!report) return '';
+  const cost = [
+    '| protocol | N (D) | with the pre-flight ms | without ms | with / without | one round trip ms | bound ms | requests a round (with + without + one read) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...report.cost.map(
+      (r) =>
+        `| ${r.protocol} | ${String(r.n)} (${String(r.d)}) | ${f1(r.withMs)} | ${f1(r.withoutMs)} | ${(r.withMs / r.withoutMs).toFixed(3)} | ${f1(r.rttMs)} | ${f1(costBound(r, maxSockets))} | ${String(r.requests)} (${String(r.expected)}) |`,
+    ),
+  ];
+  const bursts = [
+    '| protocol | K | client | first burst ms | warm burst ms | first / raw | warm / raw | client CPU ms (first) | requests a burst | new connections |',
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const row of report.bursts.filter((r) => r.phase === 'first')) {
+    const warm = burst(report, { ...row, phase: 'warm' });
+    const rawFirst = burst(report, { ...row, impl: 'raw' });
+    const rawWarm = burst(report, { ...row, impl: 'raw', phase: 'warm' });
+    const ratio = (a?: StandInBurstRow, b?: StandInBurstRow): string =>
+      a && b ? (a.wallMs / b.wallMs).toFixed(2) : '—';
+    bursts.push(
+      `| ${row.protocol} | ${String(row.k)} | ${row.impl} | ${row.wallMs.toFixed(0)} | ${warm ? warm.wallMs.toFixed(0) : '—'} | ${ratio(row, rawFirst)} | ${ratio(warm, rawWarm)} | ${row.cpuMs.toFixed(0)} | ${String(row.requests)} | ${String(row.connections)} |`,
+    );
+  }
+  return `## The pre-flight against a stand-in server
+
+The simulator is slower than the client, so its own cost hides the client's. Here the server is
+\`bench/stand-in.ts\`: a minimal Node HTTP/2 server (HTTP/1.1-only for the http1 rows) in a process
+of its own that answers each request, after 10 ms, with the body the simulator gave for the same
+request (captured by replaying a library run against a second simulator: \`bench/stand-in-capture.ts\`),
+and does nothing else. It offers 100 streams per connection, as kube-apiserver does by default.
+
+**Cost of the pre-flight.** On one Connection that has discovered the Template's group-versions and
+holds its schema documents, creates with \`preflight: 'server'\` and with \`'schema'\` take turns with
+a one-request read (the round trip), and each figure is the median. With it a create sends 2 + 2N
+requests (N dry runs at once, then N applies in order), without it 2 + N. Over HTTP/2 the wave is
+one round trip; over HTTP/1.1 the pool's ${String(maxSockets)} sockets carry ${String(maxSockets)} dry runs a round trip.
+
+${cost.join('\n')}
+
+**Bursts with the pre-flight.** K create jobs at once on one Connection (library, \`preflight:
+'server'\`) against the raw client of \`bench/raw.ts\` sending the same requests — the Template GET,
+the processing POST, every object's dry run at once, then the applies — over one \`node:http2\`
+session or undici with unlimited sockets. Each client first runs a throwaway burst of K jobs on a
+Connection of its own (so neither pays for compiling Node's HTTP/2 code in the measured one), then
+opens the measured Connection with one job, then the first and the warm burst. Figures are medians
+of the runs, the clients taking turns; requests are the stand-in's count for the burst (K × 10).
+
+${bursts.join('\n')}
+`;
+}
