@@ -3,6 +3,7 @@
 // sends), and does this namespace exist (openshift-apiserver reads namespaces from kube-apiserver
 // and admits with the same NamespaceLifecycle rules).
 import { Agent } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type KubeAnswer, kubeRequest } from './kube-request.ts';
 
 export type { KubeAnswer } from './kube-request.ts';
@@ -41,6 +42,30 @@ function impersonation(as: Impersonated | undefined): Record<string, string | st
   return headers;
 }
 
+/**
+ * The delegating authorizer's retries: a SubjectAccessReview answered 429, 500 or 504, or whose
+ * connection failed, is sent again up to 5 tries in all, 500 ms apart growing 1.5× with 20 %
+ * jitter; only the last failure becomes the request's 500 (k8s.io/apiserver
+ * pkg/server/options/authentication.go DefaultAuthWebhookRetryBackoff, pkg/util/webhook/webhook.go
+ * DefaultShouldRetry and WithExponentialBackoff). Under API Priority and Fairness the review is
+ * itself throttled, and without these retries a burst's 429s there turned into the caller's 500s.
+ */
+async function withWebhookBackoff(send: () => Promise<KubeAnswer>): Promise<KubeAnswer> {
+  const TRIES = 5;
+  let delayMs = 500;
+  for (let attempt = 1; ; attempt += 1) {
+    const last = attempt === TRIES;
+    try {
+      const answer = await send();
+      if (last || ![429, 500, 504].includes(answer.status)) return answer;
+    } catch (error) {
+      if (last) throw error;
+    }
+    await sleep(delayMs * (1 + Math.random() * 0.2));
+    delayMs *= 1.5;
+  }
+}
+
 export class Delegate {
   readonly #server: KubeApiserver;
   readonly #agent: Agent;
@@ -61,11 +86,13 @@ export class Delegate {
     user: { user: string; groups: string[]; extra: Record<string, string[]> },
     attributes: AccessAttributes,
   ): Promise<{ allowed: boolean; reason: string }> {
-    const answer = await this.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SubjectAccessReview',
-      spec: { user: user.user, groups: user.groups, extra: user.extra, resourceAttributes: attributes },
-    });
+    const answer = await withWebhookBackoff(() =>
+      this.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: user.user, groups: user.groups, extra: user.extra, resourceAttributes: attributes },
+      }),
+    );
     const status = (answer.body as { status?: { allowed?: unknown; reason?: unknown } } | undefined)?.status;
     if (answer.status !== 201 || typeof status?.allowed !== 'boolean')
       throw new Error(`SubjectAccessReview answered ${answer.status}: ${answer.text.slice(0, 200)}`);
