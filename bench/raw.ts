@@ -160,12 +160,15 @@ export async function applyAll(send: Send, objects: Rendered[]): Promise<Rendere
 }
 
 /**
- * The pre-flight's requests only: every object's apply with dryRun=All, all at once (streams of one
- * session, or as many sockets as there are objects), then nothing unless every one passed.
+ * The pre-flight's requests only: every object's apply with dryRun=All and the namespace's quota list,
+ * all at once (streams of one session, or as many sockets as there are requests), then nothing
+ * unless every one passed.
  */
 export async function dryRunWave(send: Send, objects: Rendered[]): Promise<void> {
-  await Promise.all(
-    objects.map((object) =>
+  await Promise.all([
+    // The library lists the namespace's ResourceQuotas beside the wave, to sum the batch's need.
+    send('GET', '/api/v1/namespaces/workers/resourcequotas'),
+    ...objects.map((object) =>
       send(
         'PATCH',
         `${objectPath(object)}?fieldManager=raw&dryRun=All`,
@@ -173,7 +176,7 @@ export async function dryRunWave(send: Send, objects: Rendered[]): Promise<void>
         'application/apply-patch+yaml',
       ),
     ),
-  );
+  ]);
 }
 
 export async function readAll(send: Send, objects: Rendered[]): Promise<void> {

@@ -83,15 +83,15 @@ and does nothing else. It offers 100 streams per connection, as kube-apiserver d
 
 **Cost of the pre-flight.** On one Connection that has discovered the Template's group-versions and
 holds its schema documents, creates with \`preflight: 'server'\` and with \`'schema'\` take turns with
-a one-request read (the round trip), and each figure is the median. With it a create sends 2 + 2N
-requests (N dry runs at once, then N applies in order), without it 2 + N. Over HTTP/2 the wave is
-one round trip; over HTTP/1.1 the pool's ${String(maxSockets)} sockets carry ${String(maxSockets)} dry runs a round trip.
+a one-request read (the round trip), and each figure is the median. With it a create sends 3 + 2N
+requests (N dry runs and the namespace's quota list at once, then N applies in order), without it
+2 + N. Over HTTP/2 the wave is one round trip; over HTTP/1.1 the pool's ${String(maxSockets)} sockets carry ${String(maxSockets)} dry runs a round trip.
 
 ${cost.join('\n')}
 
 **Bursts with the pre-flight.** K create jobs at once on one Connection (library, \`preflight:
 'server'\`) against the raw client of \`bench/raw.ts\` sending the same requests — the Template GET,
-the processing POST, every object's dry run at once, then the applies — over one \`node:http2\`
+the processing POST, every object's dry run and the quota list at once, then the applies — over one \`node:http2\`
 session or undici with unlimited sockets. Each client first runs a throwaway burst of K jobs on a
 Connection of its own (so neither pays for compiling Node's HTTP/2 code in the measured one), then
 opens the measured Connection with one job, then the first and the warm burst. Figures are medians
