@@ -185,7 +185,7 @@ export async function create(
   return onTemplateTargets('create', template, parameters, options, async (op, targets, o) => {
     const typed = await typeTargets(op, targets, o.fieldValidation ?? 'Strict');
     const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
-    return o.preflight === 'server' ? createChecked(op, typed, flags) : applyAll(op, typed, flags);
+    return o.preflight === 'schema' ? applyAll(op, typed, flags) : createChecked(op, typed, flags);
   });
 }
 
