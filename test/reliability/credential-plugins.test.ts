@@ -97,7 +97,10 @@ describe('fault matrix: credential plugins', () => {
     const requests = sim.log.length;
     if (fault.expect === 'success') {
       expect(failures).toEqual([]);
-      expect(sim.mutations().filter((e) => e.method === 'PATCH')).toHaveLength(3 * fault.jobs);
+      // Each object's pre-flight dry run, then its write.
+      const patches = sim.mutations().filter((e) => e.method === 'PATCH');
+      expect(patches.filter((e) => e.query.dryRun === 'All')).toHaveLength(3 * fault.jobs);
+      expect(patches.filter((e) => e.query.dryRun === undefined)).toHaveLength(3 * fault.jobs);
     } else {
       expect(failures).toHaveLength(fault.jobs);
       expect(error).toBeInstanceOf(ocp.RequestError);
