@@ -143,8 +143,8 @@ test('fieldValidation is never sent with an apply, and an unknown value is refus
     const applies = h.sim.log.filter((e) => e.method === 'PATCH');
     // The pre-flight's dry runs, then the writes: the same query but dryRun.
     expect(applies.map((e) => e.query)).toEqual([
-      ...Array(3).fill({ fieldManager: 'mini-scheduler', dryRun: 'All' }),
-      ...Array(3).fill({ fieldManager: 'mini-scheduler' }),
+      ...Array<object>(3).fill({ fieldManager: 'mini-scheduler', dryRun: 'All' }),
+      ...Array<object>(3).fill({ fieldManager: 'mini-scheduler' }),
     ]);
   }
   await ocp.delete('worker-template', params, { ...WORKER, api });

@@ -288,6 +288,6 @@ test('without the verbs on rbac.authorization.k8s.io the proxy refuses the calle
   // The processing POST, then the five dry runs: no write, no POST of a legacy object.
   expect(h.sim.mutations().map((e) => `${e.method} ${String(e.query.dryRun)}`)).toEqual([
     'POST undefined',
-    ...Array(5).fill('PATCH All'),
+    ...Array<string>(5).fill('PATCH All'),
   ]);
 });
