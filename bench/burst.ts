@@ -32,11 +32,20 @@ export interface BurstRow {
   resumed: number;
 }
 
-/** Requests one job's create sends: the Template GET, the processing POST and one per object. */
-export const REQUESTS_PER_JOB = 2 + 4;
+/** Objects of one job's Template. */
+const OBJECTS_PER_JOB = 4;
+
+/**
+ * Requests one job's create sends: the Template GET, the processing POST, then per object its
+ * pre-flight dry run and its write.
+ */
+export const REQUESTS_PER_JOB = 2 + 2 * OBJECTS_PER_JOB;
+
+/** The most requests one job has in flight at once: its pre-flight's dry runs. */
+export const WAVE_PER_JOB = OBJECTS_PER_JOB;
 
 /** Requests one job's replay delete sends: those two, then a read and a DELETE per object. */
-export const DELETE_REQUESTS_PER_JOB = 2 + 4 + 4;
+export const DELETE_REQUESTS_PER_JOB = 2 + OBJECTS_PER_JOB + OBJECTS_PER_JOB;
 
 /**
  * What the library sends before its bursts: the warm-up job's create and delete, and the create's

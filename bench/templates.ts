@@ -76,10 +76,11 @@ export function minimumRequests(
       return 1;
     case 'process':
       return 2;
+    // Each object's pre-flight dry run, then its write.
     case 'create':
-      return 2 + (d - 1) + n + typing.root + typing.documents;
+      return 2 + (d - 1) + 2 * n + typing.root + typing.documents;
     case 'setup-create':
-      return 2 + n;
+      return 2 + 2 * n;
     case 'get':
       return 2 + n;
     case 'delete':

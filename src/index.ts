@@ -151,9 +151,10 @@ export async function process(
 /**
  * Renders the Template, validates every rendered object (stable names, no `generateName`,
  * namespaced kinds only, all in the target namespace) and types it against the server's own
- * OpenAPI v3 schema (`fieldValidation`, default `'Strict'`) before any mutation, then server-side
- * applies them in order with `fieldManager` (default `mini-scheduler`). Conflicts are never
- * forced. Core v1 Secrets have `stringData` folded into `data` first, on a copy. An object that
+ * OpenAPI v3 schema (`fieldValidation`, default `'Strict'`) before any mutation, dry-runs every
+ * one of them at once (`preflight`, default `'server'`: nothing is written unless the server passes
+ * all), then server-side applies them in order with `fieldManager` (default `mini-scheduler`).
+ * Conflicts are never forced. Core v1 Secrets have `stringData` folded into `data` first, on a copy. An object that
  * already exists under the same name is taken over (and a later template-mode delete removes
  * it): its ref says `created: false`.
  *
@@ -162,8 +163,11 @@ export async function process(
  * @param options - {@link CreateOptions}.
  * @returns a reference per object, in order, with the UID the server reported and `created`.
  * @throws {@link ValidationError} before any mutation, listing every problem.
- * @throws {@link OperationError} (`operation: 'Apply'`) when an apply fails: `resources` are the
- *   objects applied before it, `failures[0]` the one that failed. Nothing is rolled back.
+ * @throws {@link OperationError} (`operation: 'Preflight'`) when the server refuses a dry run:
+ *   nothing was written, one failure per refused object.
+ * @throws {@link OperationError} (`operation: 'Apply'`) when an apply fails (the cluster changed
+ *   after the pre-flight, or `preflight: 'schema'`): `resources` are the objects applied before
+ *   it, `failures[0]` the one that failed. Nothing is rolled back.
  * @throws {@link RequestError} when rendering, discovery or reading the schema fails: nothing was
  *   applied.
  *
@@ -185,7 +189,7 @@ export async function create(
   return onTemplateTargets('create', template, parameters, options, async (op, targets, o) => {
     const typed = await typeTargets(op, targets, o.fieldValidation ?? 'Strict');
     const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
-    return o.preflight === 'server' ? createChecked(op, typed, flags) : applyAll(op, typed, flags);
+    return o.preflight === 'schema' ? applyAll(op, typed, flags) : createChecked(op, typed, flags);
   });
 }
 

@@ -260,9 +260,9 @@ export interface CreateOptions extends TemplateOptions {
    * (default) refuses any problem, naming every path; `'Warn'` drops undeclared fields from the applied copy,
    * warning each; `'Ignore'` drops them silently. Wrong types are refused in every mode. Not sent to the server. */
   fieldValidation?: FieldValidation | undefined;
-  /** `'server'`: after typing every object is applied with `dryRun=All`, all at once, and nothing is
-   * written unless all pass (else an `OperationError`, `operation: 'Preflight'`); under `dryRun` that wave is
-   * the whole call. `'schema'` (default for now): typing only, then the applies in order. */
+  /** `'server'` (default): after typing every object is applied with `dryRun=All`, all at once, and nothing
+   * is written unless all pass (else an `OperationError`, `operation: 'Preflight'`); under `dryRun` that wave
+   * is the whole call. `'schema'`: typing only, then the applies in order. */
   preflight?: 'server' | 'schema' | undefined;
 }
 

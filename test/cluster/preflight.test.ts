@@ -1,56 +1,13 @@
 // #36's pre-flight held to the real server: what a dry run refuses is sent raw to both servers (the
-// simulator must answer as kube-apiserver 1.34 does), then create() with preflight 'server' runs on
-// the real tier as a non-admin identity, and the audit log, the real write log, shows nothing
+// simulator must answer as kube-apiserver 1.34 does), then create() with its default pre-flight runs
+// on the real tier as a non-admin identity, and the audit log, the real write log, shows nothing
 // written where nothing should be (a dry run's requestURI carries dryRun=All).
-import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { type Identity, startSimulator, type Simulator } from '../../simulator/index.ts';
 import { KubeClient } from '../../scripts/cluster/kube.ts';
 import { IDENTITIES } from '../../scripts/cluster/identities.ts';
-import { AUDIT_LOG_EXTENSION } from '../../scripts/check-target.ts';
-
-const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG ?? '';
-
-interface Kubeconfig {
-  clusters: {
-    cluster: {
-      server: string;
-      'certificate-authority-data': string;
-      extensions?: { name: string; extension?: { path?: string } }[];
-    };
-  }[];
-  users: { name: string; user: { token: string } }[];
-}
-const config = (): Kubeconfig => JSON.parse(readFileSync(clusterKubeconfig, 'utf8')) as Kubeconfig;
-
-function clientFor(user: string): KubeClient {
-  const { clusters, users } = config();
-  const cluster = clusters[0]?.cluster;
-  const token = users.find((u) => u.name === user)?.user.token;
-  if (!cluster || !token) throw new Error(`${clusterKubeconfig}: no cluster or no token for ${user}`);
-  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
-  return new KubeClient(cluster.server, ca, token);
-}
-
-interface AuditEvent {
-  requestURI: string;
-  verb: string;
-  objectRef?: { namespace?: string; name?: string };
-  responseStatus?: { code?: number };
-}
-
-/** The audit log from `mark` on: the requests that wrote (answered below 400, not dry runs). */
-function writesSince(log: string, mark: number, names: readonly string[]): AuditEvent[] {
-  const text = readFileSync(log).subarray(mark).toString('utf8');
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as AuditEvent)
-    .filter((e) => ['create', 'patch', 'update'].includes(e.verb))
-    .filter((e) => e.objectRef?.namespace === 'workers' && names.includes(e.objectRef.name ?? ''))
-    .filter((e) => !e.requestURI.includes('dryRun=All') && (e.responseStatus?.code ?? 0) < 400);
-}
+import { auditLogPath, auditMark, clientFor, clusterKubeconfig, writesSince } from './audit.ts';
 
 const template = (name: string, objects: unknown[]): ocp.TemplateObject => ({
   apiVersion: 'template.openshift.io/v1',
@@ -124,13 +81,12 @@ describe.skipIf(clusterKubeconfig === '')('#36: the pre-flight on the real tier'
         ...(identity.rules ? { rules: identity.rules } : {}),
       };
     sim = await startSimulator({ tokens });
-    const extension = config().clusters[0]?.cluster.extensions?.find((e) => e.name === AUDIT_LOG_EXTENSION);
-    auditLog = extension?.extension?.path ?? '';
+    auditLog = auditLogPath();
     for (const context of ['cluster', 'namespace-admin', 'no-secret-create'])
       api[context] = await ocp.connect({ kubeconfig: clusterKubeconfig, context });
   });
   beforeEach(() => {
-    mark = statSync(auditLog).size;
+    mark = auditMark(auditLog);
   });
   afterAll(async () => {
     await Promise.all(Object.values(api).map((c) => c.close()));
@@ -138,7 +94,7 @@ describe.skipIf(clusterKubeconfig === '')('#36: the pre-flight on the real tier'
   });
 
   const create = (name: string, objects: unknown[], context: string) =>
-    ocp.create(template(name, objects), {}, { namespace: 'workers', api: api[context], preflight: 'server' });
+    ocp.create(template(name, objects), {}, { namespace: 'workers', api: api[context] });
   const cleanUp = (name: string, objects: unknown[]) =>
     // By name: a bare ServiceAccount owns no field, so a replay by manager would leave it.
     ocp.delete(template(name, objects), {}, { namespace: 'workers', api: api.cluster, ownership: 'any' });
@@ -194,7 +150,7 @@ describe.skipIf(clusterKubeconfig === '')('#36: the pre-flight on the real tier'
       real.close();
       simulated.close();
     }
-    mark = statSync(auditLog).size;
+    mark = auditMark(auditLog);
     const error = await create('pf-service', objects('10.0.0.51'), 'cluster').then(
       () => undefined,
       (e: unknown) => e,
@@ -225,6 +181,45 @@ describe.skipIf(clusterKubeconfig === '')('#36: the pre-flight on the real tier'
     expect(writesSince(auditLog, mark, NINE_NAMES)).toEqual([]);
   });
 
+  // kube-apiserver's per-kind validation (pkg/apis/apps/validation), which the simulator does not
+  // model (fidelity-known.json, kind-validation): the tier alone judges it. The simulator's own 422
+  // in the pre-flight is the immutable clusterIP (test/operations/preflight.test.ts).
+  test('a 422 (an apps/v1 StatefulSet without spec.selector) on the 2nd object: one Preflight error, no write', async () => {
+    const statefulSet = {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'pf-sts' },
+      spec: {
+        serviceName: 'pf-sts',
+        template: {
+          metadata: { labels: { app: 'pf-sts' } },
+          spec: { containers: [{ name: 'c', image: 'busybox' }] },
+        },
+      },
+    };
+    const objects = [configMap('pf-sts-config'), statefulSet];
+    const error = await create('pf-sts', objects, 'namespace-admin').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ocp.OperationError);
+    const refused = error as ocp.OperationError;
+    expect([refused.operation, refused.code, refused.resources]).toEqual([
+      'Preflight',
+      'OTC_PREFLIGHT_REFUSED',
+      [],
+    ]);
+    const [failure, ...more] = refused.failures;
+    expect(more).toEqual([]);
+    expect(failure?.resource.name).toBe('pf-sts');
+    const cause = failure?.error;
+    expect(cause instanceof ocp.RequestError ? [cause.statusCode, cause.code, cause.outcome] : cause).toEqual(
+      [422, 'OTC_INVALID', 'refused'],
+    );
+    expect(cause?.message).toContain('spec.selector: Required value');
+    expect(writesSince(auditLog, mark, ['pf-sts-config', 'pf-sts'])).toEqual([]);
+  });
+
   test('a conflict on the 2nd object: nothing written', async () => {
     const owner = clientFor('admin');
     try {
@@ -239,7 +234,7 @@ describe.skipIf(clusterKubeconfig === '')('#36: the pre-flight on the real tier'
     } finally {
       owner.close();
     }
-    mark = statSync(auditLog).size;
+    mark = auditMark(auditLog);
     const objects = [configMap('pf-c1'), configMap('pf-c2', { owned: 'mine' })];
     const error = await create('pf-conflict', objects, 'cluster').then(
       () => undefined,

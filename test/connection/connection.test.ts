@@ -31,18 +31,28 @@ afterAll(async () => {
 });
 
 describe('pooling and ownership', () => {
-  test('one TCP connection and one TLS handshake for a whole 20-object create', async () => {
+  test('one TCP connection and one TLS handshake for a whole 20-object create over HTTP/2; the pool over HTTP/1.1', async () => {
     const before = h.sim.stats();
     await using api = await h.connect();
+    const overH2 = h.sim.stats().h2 > before.h2;
     const refs = await ocp.create('twenty', {}, { ...WORKER, api });
     expect(refs).toHaveLength(20);
     const after = h.sim.stats();
-    expect(after.connections - before.connections).toBe(1);
-    expect(after.handshakes - before.handshakes).toBe(1);
-    // connect, template and processing, the OpenAPI root and the one document, the applies.
-    expect(h.sim.log).toHaveLength(1 + 2 + 2 + 20);
+    const opened = after.connections - before.connections;
+    if (overH2) {
+      expect(opened).toBe(1);
+    } else {
+      // The pre-flight's 20 dry runs are in flight at once: the pool opens a socket for each it
+      // may (at most maxSockets, 32, and never more than the wave), and the writes reuse them.
+      expect(opened).toBeGreaterThan(1);
+      expect(opened).toBeLessThanOrEqual(20);
+    }
+    expect(after.handshakes - before.handshakes).toBe(opened);
+    // connect, template and processing, the OpenAPI root and the one document, the dry runs, the applies.
+    expect(h.sim.log).toHaveLength(1 + 2 + 2 + 20 + 20);
+    expect(h.sim.log.filter((e) => e.method === 'PATCH' && e.query.dryRun === 'All')).toHaveLength(20);
     await ocp.delete('twenty', {}, { ...WORKER, api });
-    expect(h.sim.stats().handshakes - before.handshakes).toBe(1);
+    expect(h.sim.stats().handshakes - before.handshakes).toBe(opened);
   });
 
   test('an injected connection stays open; an own connection is closed on success and on failure', async () => {
@@ -87,7 +97,9 @@ describe('pooling and ownership', () => {
     );
     await using api = await h.connect();
     await ocp.create('template-maker', {}, { ...WORKER, api });
+    // Its dry run in the pre-flight, then its write.
     expect(h.sim.log.filter((e) => e.method === 'PATCH').map((e) => e.path)).toEqual([
+      '/apis/template.openshift.io/v1/namespaces/workers/templates/made',
       '/apis/template.openshift.io/v1/namespaces/workers/templates/made',
     ]);
     expect(await ocp.delete('template-maker', {}, { ...WORKER, api })).toHaveLength(1);

@@ -80,10 +80,21 @@ test('an operation span per call with a child span per request, and errors recor
     'GET Schema',
     'GET Schema',
     'GET Schema',
+    // The pre-flight's dry runs of the three objects (at once), then their writes in order.
+    'PATCH Apply',
+    'PATCH Apply',
+    'PATCH Apply',
     'PATCH Apply',
     'PATCH Apply',
     'PATCH Apply',
   ]);
+  const targets = createRequests.slice(-6).map((s) => s.attributes['openshift.target']);
+  const rendered = [
+    'ConfigMap "otel-config" in namespace "workers"',
+    'Secret "otel-credentials" in namespace "workers"',
+    'VirtualMachine "otel" in namespace "workers"',
+  ];
+  expect([[...targets.slice(0, 3)].sort(), targets.slice(3)]).toEqual([rendered, rendered]);
   expect(createRequests.at(-1)?.attributes['http.response.status_code']).toBe(201);
   expect(JSON.stringify(spans.map((s) => [s.attributes, s.events]))).not.toContain(secret);
 });

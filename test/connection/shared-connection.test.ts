@@ -24,25 +24,32 @@ const KUBEVIRT = '/apis/kubevirt.io/v1';
 const discoveries = (): number => h.sim.log.filter((e) => e.path === KUBEVIRT).length;
 
 /**
- * Resolves when the client has received the whole answer to the next request with this method:
- * undici's channel over HTTP/1.1, node:http2's over HTTP/2 (the stream closes after the answer).
+ * Resolves when the client has received the whole answer to the next request with this method
+ * (and, given one, whose path starts with `path`): undici's channel over HTTP/1.1, node:http2's
+ * over HTTP/2 (the stream closes after the answer).
  */
-function responseEnded(method: string): Promise<void> {
+function responseEnded(method: string, path = ''): Promise<void> {
   const channels = [
     {
       name: 'undici:request:trailers',
-      method: (m: unknown) => (m as { request: { method: string } }).request.method,
+      request: (m: unknown) => {
+        const { request } = m as { request: { method: string; path: string } };
+        return [request.method, request.path];
+      },
     },
     {
       name: 'http2.client.stream.close',
-      method: (m: unknown) =>
-        (m as { stream: { sentHeaders: Record<string, string> } }).stream.sentHeaders[':method'],
+      request: (m: unknown) => {
+        const headers = (m as { stream: { sentHeaders: Record<string, string> } }).stream.sentHeaders;
+        return [headers[':method'], headers[':path']];
+      },
     },
   ];
   return new Promise((resolve) => {
-    const listeners = channels.map(({ name, method: methodOf }) => {
+    const listeners = channels.map(({ name, request }) => {
       const listener = (message: unknown): void => {
-        if (methodOf(message) !== method) return;
+        const [sentMethod, sentPath] = request(message);
+        if (sentMethod !== method || !(sentPath ?? '').startsWith(path)) return;
         for (const [channel, own] of listeners) channel.unsubscribe(own);
         resolve();
       };
@@ -144,95 +151,130 @@ describe('bounded resources', () => {
   });
 });
 
-describe('429 TooManyRequests', () => {
+// The first object's dry run (its first PATCH, in create()'s pre-flight) and its write (the second):
+// a 429 is retried as the server says at either, and nothing else is.
+describe.each([
+  ['dry run', 1],
+  ['write', 2],
+] as const)("429 TooManyRequests on the first object's %s", (position, nth) => {
   const create = (name: string, signal?: AbortSignal): Promise<ocp.ResourceRef[]> =>
     ocp.create('worker-template', { VM_NAME: name }, { ...WORKER, ...(signal ? { signal } : {}) });
-  const patches = (): number[] => h.sim.log.filter((e) => e.method === 'PATCH').map((e) => e.status);
-
-  test('with Retry-After, the request is sent again and succeeds', async () => {
+  const configPath = (name: string): string => `/api/v1/namespaces/workers/configmaps/${name}-config`;
+  /** The first object's PATCHes, in order: `dry <status>` for a dry run, the status for a write. */
+  const patches = (name: string): string[] =>
+    h.sim.log
+      .filter((e) => e.method === 'PATCH' && e.path === configPath(name))
+      .map((e) => `${e.query.dryRun === 'All' ? 'dry ' : ''}${String(e.status)}`);
+  /** What the first object's PATCHes were before the faulted one: its dry run, when the write is faulted. */
+  const before = nth === 2 ? ['dry 201'] : [];
+  const faulted = (name: string, times: number, retryAfterSeconds?: number) => {
     h.sim.addFault({
       method: 'PATCH',
-      times: 2,
-      action: { type: 'too-many-requests', retryAfterSeconds: 0 },
+      path: configPath(name),
+      nth,
+      times,
+      action: {
+        type: 'too-many-requests',
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      },
     });
-    expect(await create('busy-1')).toHaveLength(3);
-    expect(patches()).toEqual([429, 429, 201, 201, 201]);
-    await ocp.delete('worker-template', { VM_NAME: 'busy-1' }, WORKER);
+  };
+  const status = (code: number): string => `${nth === 1 ? 'dry ' : ''}${String(code)}`;
+  /** After a dry run refused, nothing is written: the wave's failure; after a write, the apply's. */
+  const expectStopped = (error: ocp.OperationError): void => {
+    expect([error.operation, error.resources]).toEqual([nth === 1 ? 'Preflight' : 'Apply', []]);
+    const written = h.sim
+      .mutations()
+      .filter((e) => e.method === 'PATCH' && e.query.dryRun === undefined && e.status < 400);
+    expect(written).toEqual([]);
+  };
+  const vm = (n: number): string => `busy-${String(n)}-${position.replace(' ', '-')}`;
+
+  test('with Retry-After, the request is sent again and succeeds', async () => {
+    faulted(vm(1), 2, 0);
+    expect(await create(vm(1))).toHaveLength(3);
+    expect(patches(vm(1))).toEqual(
+      nth === 1 ? ['dry 429', 'dry 429', 'dry 201', '201'] : ['dry 201', '429', '429', '201'],
+    );
+    await ocp.delete('worker-template', { VM_NAME: vm(1) }, WORKER);
   });
 
   test('without Retry-After, it is not retried', async () => {
-    h.sim.addFault({ method: 'PATCH', times: 1, action: { type: 'too-many-requests' } });
-    const error = instance(await rejection(create('busy-2')), ocp.OperationError);
-    expect(error.resources).toEqual([]);
-    expect(patches()).toEqual([429]);
+    faulted(vm(2), 1);
+    const error = instance(await rejection(create(vm(2))), ocp.OperationError);
+    expectStopped(error);
+    expect(patches(vm(2))).toEqual([...before, status(429)]);
     expect(error.failures[0]?.error.message).toBe(
-      'Apply ConfigMap "busy-2-config" in namespace "workers": 429 TooManyRequests: Too many requests, please try again later.; the server sent no Retry-After, so it was not retried',
+      `Apply ConfigMap "${vm(2)}-config" in namespace "workers": 429 TooManyRequests: Too many requests, please try again later.; the server sent no Retry-After, so it was not retried`,
     );
   });
 
   test('retries are bounded in number, and the error says so', async () => {
-    h.sim.addFault({
-      method: 'PATCH',
-      times: 50,
-      action: { type: 'too-many-requests', retryAfterSeconds: 0 },
-    });
-    const error = instance(await rejection(create('busy-3')), ocp.OperationError);
-    expect(patches()).toEqual([429, 429, 429, 429, 429, 429]);
+    faulted(vm(3), 50, 0);
+    const error = instance(await rejection(create(vm(3))), ocp.OperationError);
+    expectStopped(error);
+    expect(patches(vm(3))).toEqual([...before, ...Array.from({ length: 6 }, () => status(429))]);
     expect(error.failures[0]?.error.message).toContain('retried 5 times over 0 ms');
   });
 
   test('a Retry-After beyond the total bound is not waited for', async () => {
-    h.sim.addFault({
-      method: 'PATCH',
-      times: 1,
-      action: { type: 'too-many-requests', retryAfterSeconds: 3600 },
-    });
-    await rejection(create('busy-4'));
-    expect(patches()).toEqual([429]);
+    faulted(vm(4), 1, 3600);
+    expectStopped(instance(await rejection(create(vm(4))), ocp.OperationError));
+    expect(patches(vm(4))).toEqual([...before, status(429)]);
   });
 
   test("the caller's signal ends the wait", async () => {
-    h.sim.addFault({
-      method: 'PATCH',
-      times: 1,
-      action: { type: 'too-many-requests', retryAfterSeconds: 20 },
-    });
+    faulted(vm(5), 1, 20);
     const controller = new AbortController();
     // The server logs the 429 before the client has read it; abort only once the answer has
-    // reached the client (its diagnostics channel), or this tests an abort in flight instead.
-    const answered = responseEnded('PATCH');
-    const pending = create('busy-5', controller.signal);
+    // reached the client (its diagnostics channel), or this tests an abort in flight instead. A
+    // faulted write waits for the first object's dry run, answered first.
+    const answered = (async () => {
+      if (nth === 2) await responseEnded('PATCH', configPath(vm(5)));
+      await responseEnded('PATCH', configPath(vm(5)));
+    })();
+    const pending = create(vm(5), controller.signal);
     await answered;
     await sleep(20);
     controller.abort();
     const error = instance(await rejection(pending), ocp.OperationError);
+    expectStopped(error);
     expect(error.failures[0]?.error.name).toBe('AbortError');
     expect(error.failures[0]?.error.message).toBe(
-      'Apply ConfigMap "busy-5-config" in namespace "workers": aborted while waiting to retry after 429 TooManyRequests',
+      `Apply ConfigMap "${vm(5)}-config" in namespace "workers": aborted while waiting to retry after 429 TooManyRequests`,
     );
-    expect(patches()).toEqual([429]);
+    expect(patches(vm(5))).toEqual([...before, status(429)]);
   });
 });
 
-describe('a stream the server refuses unprocessed', () => {
-  test('is sent once more over HTTP/2, and never over HTTP/1.1, which cannot say so', async () => {
+// The Secret's dry run (its first PATCH, in create()'s pre-flight) and its write (the second).
+describe.each([
+  ['dry run', 1],
+  ['write', 2],
+] as const)("a stream the server refuses unprocessed: the Secret's %s", (position, nth) => {
+  test('is sent once more over HTTP/2; over HTTP/1.1, which cannot say so, only a dry run is', async () => {
     await using api = await h.connect();
     const overH2 = h.sim.stats().h2 > 0;
+    const vm = `refused-${position.replace(' ', '-')}`;
+    const secret = `/api/v1/namespaces/workers/secrets/${vm}-credentials`;
     h.sim.clearLog();
-    h.sim.addFault({ method: 'PATCH', nth: 2, action: { type: 'refuse-stream' } });
-    const job = ocp.create('worker-template', { VM_NAME: 'refused' }, { ...WORKER, api });
-    const secret = '/api/v1/namespaces/workers/secrets/refused-credentials';
-    const attempts = (): number[] =>
-      h.sim.log.filter((e) => e.method === 'PATCH' && e.path === secret).map((e) => e.status);
-    if (overH2) {
-      expect((await job).map((r) => r.name)).toEqual(['refused-config', 'refused-credentials', 'refused']);
-      expect(attempts()).toEqual([0, 201]);
+    h.sim.addFault({ method: 'PATCH', path: secret, nth, action: { type: 'refuse-stream' } });
+    const job = ocp.create('worker-template', { VM_NAME: vm }, { ...WORKER, api });
+    const attempts = (): string[] =>
+      h.sim.log
+        .filter((e) => e.method === 'PATCH' && e.path === secret)
+        .map((e) => `${e.query.dryRun === 'All' ? 'dry ' : ''}${String(e.status)}`);
+    // Over HTTP/1.1 the refusal is a connection closed without an answer: a lost connection, which
+    // only a dry run may be sent again for (it stores nothing), never a write.
+    if (overH2 || nth === 1) {
+      expect((await job).map((r) => r.name)).toEqual([`${vm}-config`, `${vm}-credentials`, vm]);
+      expect(attempts()).toEqual(nth === 1 ? ['dry 0', 'dry 201', '201'] : ['dry 201', '0', '201']);
     } else {
       const error = instance(await rejection(job), ocp.OperationError);
       expect(error.failures[0]?.error.message).toContain('may or may not have been applied');
-      expect(attempts()).toEqual([0]);
+      expect(attempts()).toEqual(['dry 201', '0']);
     }
-    await ocp.delete('worker-template', { VM_NAME: 'refused' }, { ...WORKER, api });
+    await ocp.delete('worker-template', { VM_NAME: vm }, { ...WORKER, api });
   });
 });
 
@@ -256,25 +298,54 @@ describe('a dropped connection during a burst', () => {
   test('loses or duplicates no mutation: every applied object is reported, none twice', async () => {
     await using api = await h.connect();
     const names = Array.from({ length: 20 }, (_, i) => `drop-${i}`);
-    // The server handles the 25th apply, then ends every connection (GOAWAY first over HTTP/2).
-    h.sim.addFault({ method: 'PATCH', nth: 25, action: { type: 'drop-connections', execute: true } });
+    // The server handles one job's write (its Secret's second PATCH, after its pre-flight), then
+    // ends every connection (GOAWAY first over HTTP/2): other jobs' dry runs and writes are in flight.
+    const dropped = '/api/v1/namespaces/workers/secrets/drop-8-credentials';
+    h.sim.addFault({
+      method: 'PATCH',
+      path: dropped,
+      nth: 2,
+      action: { type: 'drop-connections', execute: true },
+    });
     const results = await Promise.allSettled(
       names.map((name) => ocp.create('worker-template', { VM_NAME: name }, { ...WORKER, api })),
     );
+    const patches = h.sim.log.filter((e) => e.method === 'PATCH');
+    const writes = patches.filter((e) => e.query.dryRun === undefined);
     const appliedOnServer = new Map<string, number>();
-    for (const entry of h.sim.log.filter((e) => e.method === 'PATCH')) {
+    for (const entry of writes) {
       const name = decodeURIComponent(entry.path.split('/').at(-1) ?? '');
       if (entry.status >= 200 && entry.status < 300)
         appliedOnServer.set(name, (appliedOnServer.get(name) ?? 0) + 1);
     }
-    // Never sent twice: no mutation is retried.
-    const sent = h.sim.log.filter((e) => e.method === 'PATCH').map((e) => e.path);
+    // A write is never sent twice: no mutation is retried. A dry run stores nothing, so one whose
+    // connection was lost is sent once more, never more.
+    const sent = writes.map((e) => e.path);
     expect(new Set(sent).size).toBe(sent.length);
+    const dryRunsPerPath = new Map<string, number>();
+    for (const e of patches.filter((p) => p.query.dryRun === 'All'))
+      dryRunsPerPath.set(e.path, (dryRunsPerPath.get(e.path) ?? 0) + 1);
+    expect(Math.max(...dryRunsPerPath.values())).toBeLessThanOrEqual(2);
+    // The dropped write was applied, and its job cannot know: it says the outcome is unknown.
+    expect(h.sim.getObject('v1', 'Secret', 'workers', 'drop-8-credentials')).toBeDefined();
+    const droppedJob = results[8];
+    expect(droppedJob?.status).toBe('rejected');
+    const droppedFailure =
+      droppedJob?.status === 'rejected'
+        ? instance(droppedJob.reason, ocp.OperationError).failures[0]
+        : undefined;
+    expect(droppedFailure?.resource.name).toBe('drop-8-credentials');
+    expect(instance(droppedFailure?.error, ocp.RequestError).outcome).toBe('unknown');
     const reported = new Set<string>();
     let unknown = 0;
     results.forEach((result, i) => {
       if (result.status === 'fulfilled') {
         for (const ref of result.value) reported.add(ref.name);
+      } else if (result.reason instanceof ocp.OperationError && result.reason.operation === 'Preflight') {
+        // Its pre-flight failed: none of its objects was written.
+        expect(result.reason.resources).toEqual([]);
+        for (const name of [`drop-${i}-config`, `drop-${i}-credentials`, `drop-${i}`])
+          expect(appliedOnServer.has(name)).toBe(false);
       } else if (result.reason instanceof ocp.OperationError) {
         for (const ref of result.reason.resources) reported.add(ref.name);
         if (result.reason.failures[0]?.error.message.includes('may or may not have been applied'))

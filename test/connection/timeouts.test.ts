@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { harness, type Harness, instance, rejection, settles, WORKER } from '../helpers.ts';
+import type { LogEntry } from '../../simulator/index.ts';
 
 let h: Harness;
 let api: ocp.Connection;
@@ -51,7 +52,8 @@ describe('timeouts', () => {
   });
 
   test('read of a mutation: the server applied it, the client timed out, the outcome is reported as unknown', async () => {
-    h.sim.addFault({ method: 'PATCH', path: /\/secrets\//, action: { type: 'hang', execute: true } });
+    // The Secret's second PATCH: its write, after the pre-flight's dry run passed.
+    h.sim.addFault({ method: 'PATCH', path: /\/secrets\//, nth: 2, action: { type: 'hang', execute: true } });
     const error = await rejection(
       ocp.create(
         'worker-template',
@@ -70,7 +72,9 @@ describe('timeouts', () => {
     );
     // It was in fact applied: exactly why the outcome of a timed-out mutation is unknown.
     expect(h.sim.getObject('v1', 'Secret', 'workers', 'slow-credentials')).toBeDefined();
-    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(2);
+    // Three dry runs, then the two writes: the one that timed out was not sent again.
+    const patches = h.sim.log.filter((e) => e.method === 'PATCH');
+    expect(patches.map((e) => e.query.dryRun ?? 'write')).toEqual(['All', 'All', 'All', 'write', 'write']);
     h.sim.clearFaults();
     await ocp.delete('worker-template', { VM_NAME: 'slow' }, { ...WORKER, api });
   });
@@ -157,14 +161,17 @@ describe('cancellation', () => {
 
   test('aborted during the second apply: OperationError lists exactly the first', async () => {
     const controller = new AbortController();
-    h.sim.addFault({ method: 'PATCH', path: /\/secrets\//, action: { type: 'delay', ms: 2_000 } });
+    // The Secret's second PATCH: its write, after the pre-flight's dry run passed.
+    h.sim.addFault({ method: 'PATCH', path: /\/secrets\//, nth: 2, action: { type: 'delay', ms: 2_000 } });
     const pending = ocp.create(
       'worker-template',
       { VM_NAME: 'cancel' },
       { ...WORKER, api, signal: controller.signal },
     );
     const waitForSecret = async (): Promise<void> => {
-      while (!h.sim.log.some((e) => e.method === 'PATCH' && e.path.includes('/secrets/'))) {
+      const write = (e: LogEntry): boolean =>
+        e.method === 'PATCH' && e.path.includes('/secrets/') && e.query.dryRun === undefined;
+      while (!h.sim.log.some(write)) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     };
@@ -173,7 +180,7 @@ describe('cancellation', () => {
     const failure = instance(await rejection(pending), ocp.OperationError);
     expect(failure.resources.map((r) => r.name)).toEqual(['cancel-config']);
     expect(failure.failures[0]?.error.name).toBe('AbortError');
-    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(2);
+    expect(h.sim.log.filter((e) => e.method === 'PATCH' && e.query.dryRun === undefined)).toHaveLength(2);
     // A timeout signal is reported as a timeout.
     const timed = instance(
       await rejection(

@@ -75,7 +75,8 @@ test("the operation's handler wins over connect()'s; connect()'s gets the rest",
     name: 'dc-1',
     namespace: 'workers',
   };
-  expect(fromOperation.seen).toEqual([{ text: deprecation, operation: 'create', target: dc }]);
+  // The pre-flight's dry run is answered as the write is, warnings included: both reach the handler.
+  expect(fromOperation.seen).toEqual(Array(2).fill({ text: deprecation, operation: 'create', target: dc }));
   // The delete reads the object before deleting it: both answers carry the warning.
   expect(fromConnect.seen).toEqual(Array(2).fill({ text: deprecation, operation: 'delete', target: dc }));
 });
@@ -121,8 +122,10 @@ test('a Secret-bound parameter value never reaches a warning, while the warning 
   await using api = await h.connect();
   const params = { VM_NAME: 'warned', API_KEY: secret };
   await ocp.create('worker-template', params, { ...WORKER, api, onWarning: handler });
+  // The Secret's dry run and its write both carry the warning.
   expect(seen.map((w) => w.text)).toEqual([
     'processing saw [redacted]',
+    'value [redacted] looks like a password',
     'value [redacted] looks like a password',
   ]);
   expect(JSON.stringify(seen)).not.toContain(secret);
@@ -138,7 +141,11 @@ test('fieldValidation is never sent with an apply, and an unknown value is refus
     h.sim.clearLog();
     await ocp.create('worker-template', params, { ...WORKER, api, fieldValidation });
     const applies = h.sim.log.filter((e) => e.method === 'PATCH');
-    expect(applies.map((e) => e.query)).toEqual(Array(3).fill({ fieldManager: 'mini-scheduler' }));
+    // The pre-flight's dry runs, then the writes: the same query but dryRun.
+    expect(applies.map((e) => e.query)).toEqual([
+      ...Array<object>(3).fill({ fieldManager: 'mini-scheduler', dryRun: 'All' }),
+      ...Array<object>(3).fill({ fieldManager: 'mini-scheduler' }),
+    ]);
   }
   await ocp.delete('worker-template', params, { ...WORKER, api });
   h.sim.clearLog();

@@ -47,7 +47,8 @@ describe('documents', () => {
     for (let i = 1; i <= 4; i++)
       await ocp.create('worker-template', { VM_NAME: `c-${i}` }, { ...WORKER, api: first });
     expect(schemaGets(h)).toHaveLength(3);
-    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(15);
+    // Five creates of three objects: each object's pre-flight dry run and its write.
+    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(30);
 
     // A Connection that a handler opens per job: the root again, the documents from the process.
     h.sim.clearLog();

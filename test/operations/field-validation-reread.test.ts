@@ -141,6 +141,8 @@ test('after the server refuses an apply as untyped, the next create reads the ro
   await using api = await gadgetCreated(h, said);
   const warn = { ...OPTIONS, api, fieldValidation: 'Warn' } as const;
   const error = instance(await rejection(ocp.create('gadget', {}, warn)), ocp.OperationError);
+  // The server refuses it in the pre-flight's dry run already: nothing was written.
+  expect(error.operation).toBe('Preflight');
   const failure = instance(error.failures[0]?.error, ocp.RequestError);
   expect(failure.message).toContain('failed to create typed patch object');
   expect(failure.outcome).toBe('refused');
@@ -149,7 +151,11 @@ test('after the server refuses an apply as untyped, the next create reads the ro
   expect((await ocp.create('gadget', {}, warn)).map((r) => r.name)).toEqual(['g']);
   expect(gets(h, ROOT)).toHaveLength(1);
   expect(said).toContain(dropped);
-  expect(h.sim.log.filter((e) => e.method === 'PATCH').map((e) => e.status)).toEqual([200]);
+  // The pre-flight's dry run and the write, both typed with the root read again.
+  expect(h.sim.log.filter((e) => e.method === 'PATCH').map((e) => [e.query.dryRun, e.status])).toEqual([
+    ['All', 200],
+    [undefined, 200],
+  ]);
 });
 
 afterEach(() => {

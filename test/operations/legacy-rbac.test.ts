@@ -99,15 +99,19 @@ describe('Templates with legacy RBAC kinds round-trip', () => {
     expect(
       h.sim.getObject('rbac.authorization.k8s.io/v1', 'RoleBinding', 'workers', 'jenkins_edit'),
     ).toBeUndefined();
-    // The apply that found nothing, then the POST, with the field manager kube-apiserver records.
+    // The pre-flight's dry run (its 404 passes: the POST is not dry-run), the apply that found
+    // nothing, then the POST, with the field manager kube-apiserver records; the replay's dry run
+    // and apply; the delete.
     const writes = h.sim.log.filter((e) => e.path.includes('/rolebindings') && e.method !== 'GET');
-    expect(writes.map((e) => `${e.method} ${String(e.status)}`)).toEqual([
+    expect(writes.map((e) => `${e.method} ${String(e.status)}${e.query.dryRun ? ' dry run' : ''}`)).toEqual([
+      'PATCH 404 dry run',
       'PATCH 404',
       'POST 201',
+      'PATCH 200 dry run',
       'PATCH 200',
       'DELETE 200',
     ]);
-    expect(writes[1]?.query).toEqual({ fieldManager: 'mini-scheduler' });
+    expect(writes[2]?.query).toEqual({ fieldManager: 'mini-scheduler' });
   });
 
   test('a Template of its own: legacy Role and RoleBinding, also as group-less v1 kinds', async () => {
@@ -158,9 +162,11 @@ describe('Templates with legacy RBAC kinds round-trip', () => {
 });
 
 describe('the POST, and only where the proxy answered that 404', () => {
-  test('a dry run POSTs with dryRun=All, reports created, stores nothing and says it would be', async () => {
+  test("preflight 'schema': a dry run POSTs with dryRun=All, reports created, stores nothing and says it would be", async () => {
     const { texts, onWarning } = warned();
-    const refs = await ocp.create('legacy-rbac', { APP: 'dry' }, { ...WORKER, dryRun: true, onWarning });
+    // The schema-only path, where a dry run is the applies in order: the pre-flight sends no POST.
+    const options = { ...WORKER, dryRun: true, onWarning, preflight: 'schema' } as const;
+    const refs = await ocp.create('legacy-rbac', { APP: 'dry' }, options);
     expect(refs.every((r) => r.created && r.uid !== undefined)).toBe(true);
     expect(texts).toContain(posted('RoleBinding', 'dry_read', 'would be created (dry run)'));
     const post = h.sim.log.findLast((e) => e.method === 'POST' && e.path.endsWith('/rolebindings'));
@@ -189,40 +195,72 @@ describe('the POST, and only where the proxy answered that 404', () => {
     }
   });
 
-  test('a 404 for another kind, or for another object, is a failure and sends no POST', async () => {
-    h.sim.addFault({
-      method: 'PATCH',
-      path: /\/rolebindings\/other_read$/,
-      action: {
-        type: 'status',
-        code: 404,
-        reason: 'NotFound',
-        details: { name: 'someone-else', group: 'authorization.openshift.io', kind: 'rolebindings' },
-      },
-    });
-    h.sim.addFault({
-      method: 'PATCH',
-      path: /\/serviceaccounts\/nobody$/,
-      action: { type: 'status', code: 404, reason: 'NotFound' },
-    });
-    try {
-      h.sim.clearLog();
-      for (const app of ['other', 'nobody']) {
-        const error = instance(
-          await rejection(ocp.create('legacy-rbac', { APP: app }, WORKER)),
-          ocp.OperationError,
-        );
-        expect(instance(error.failures[0]?.error, ocp.RequestError).statusCode).toBe(404);
-      }
-      // Only other_reader's real 404 drew a POST.
-      const posts = h.sim.log.filter((e) => e.method === 'POST' && !e.path.endsWith('processedtemplates'));
-      expect(
-        posts.map((e) => JSON.parse(e.body) as { metadata: { name: string } }).map((b) => b.metadata.name),
-      ).toEqual(['other_reader']);
-    } finally {
-      h.sim.clearFaults();
-    }
+  test('by default a dry run is the pre-flight alone: no POST, each legacy object passes as created by one', async () => {
+    const { texts, onWarning } = warned();
+    h.sim.clearLog();
+    const refs = await ocp.create('legacy-rbac', { APP: 'wave' }, { ...WORKER, dryRun: true, onWarning });
+    expect(refs.map((r) => `${r.kind} ${String(r.created)}`)).toEqual([
+      'ServiceAccount true',
+      'Role true',
+      'RoleBinding true',
+      'Role true',
+      'RoleBinding true',
+    ]);
+    // The proxy's 404 is not dry-run by a POST, whose dryRun the proxy has not always passed on.
+    expect(refs.filter((r) => r.apiVersion === LEGACY).map((r) => r.uid)).toEqual(Array(4).fill(undefined));
+    expect(texts.filter((t) => t.includes('POST'))).toEqual([]);
+    const mutations = h.sim.mutations().filter((e) => !e.path.endsWith('processedtemplates'));
+    expect(mutations.map((e) => `${e.method} ${String(e.query.dryRun)}`)).toEqual(Array(5).fill('PATCH All'));
+    expect(
+      h.sim.getObject('rbac.authorization.k8s.io/v1', 'RoleBinding', 'workers', 'wave_read'),
+    ).toBeUndefined();
   });
+
+  // At the object's dry run in the pre-flight (its first PATCH) nothing is written; at its write, the
+  // objects before it are.
+  test.each([
+    ['dry run', 1],
+    ['write', 2],
+  ] as const)(
+    'a 404 for another kind, or for another object, at its %s is a failure and sends no POST',
+    async (position, nth) => {
+      h.sim.addFault({
+        method: 'PATCH',
+        path: /\/rolebindings\/other_read$/,
+        nth,
+        action: {
+          type: 'status',
+          code: 404,
+          reason: 'NotFound',
+          details: { name: 'someone-else', group: 'authorization.openshift.io', kind: 'rolebindings' },
+        },
+      });
+      h.sim.addFault({
+        method: 'PATCH',
+        path: /\/serviceaccounts\/nobody$/,
+        nth,
+        action: { type: 'status', code: 404, reason: 'NotFound' },
+      });
+      try {
+        h.sim.clearLog();
+        for (const app of ['other', 'nobody']) {
+          const error = instance(
+            await rejection(ocp.create('legacy-rbac', { APP: app }, WORKER)),
+            ocp.OperationError,
+          );
+          expect(error.operation).toBe(position === 'dry run' ? 'Preflight' : 'Apply');
+          expect(instance(error.failures[0]?.error, ocp.RequestError).statusCode).toBe(404);
+        }
+        // Only other_reader's real 404 at its write drew a POST; after a refused pre-flight, none.
+        const posts = h.sim.log.filter((e) => e.method === 'POST' && !e.path.endsWith('processedtemplates'));
+        expect(
+          posts.map((e) => JSON.parse(e.body) as { metadata: { name: string } }).map((b) => b.metadata.name),
+        ).toEqual(position === 'dry run' ? [] : ['other_reader']);
+      } finally {
+        h.sim.clearFaults();
+      }
+    },
+  );
 });
 
 test('without the verbs on rbac.authorization.k8s.io the proxy refuses the caller, and nothing is POSTed', async () => {
@@ -232,9 +270,24 @@ test('without the verbs on rbac.authorization.k8s.io the proxy refuses the calle
     await rejection(ocp.create('legacy-rbac', { APP: 'perm' }, { ...WORKER, api })),
     ocp.OperationError,
   );
-  expect(error.resources.map((r) => r.name)).toEqual(['perm']);
-  const failure = instance(error.failures[0]?.error, ocp.RequestError);
-  expect(failure).toMatchObject({ step: 'Apply', statusCode: 403, code: 'OTC_FORBIDDEN' });
-  expect(failure.message).toContain('cannot get resource "roles" in API group "rbac.authorization.k8s.io"');
-  expect(h.sim.mutations().map((e) => e.method)).toEqual(['POST', 'PATCH', 'PATCH']);
+  // The proxy reads the RBAC object as the caller on the pre-flight's dry run too: refused there,
+  // before anything is written.
+  expect([error.operation, error.resources]).toEqual(['Preflight', []]);
+  expect(error.failures.map((f) => f.resource.name)).toEqual([
+    'perm_reader',
+    'perm_read',
+    'perm_old',
+    'perm_view',
+  ]);
+  for (const { error: failure } of error.failures) {
+    expect(failure).toMatchObject({ step: 'Apply', statusCode: 403, code: 'OTC_FORBIDDEN' });
+    expect(failure.message).toMatch(
+      /cannot get resource "role(binding)?s" in API group "rbac.authorization.k8s.io"/,
+    );
+  }
+  // The processing POST, then the five dry runs: no write, no POST of a legacy object.
+  expect(h.sim.mutations().map((e) => `${e.method} ${String(e.query.dryRun)}`)).toEqual([
+    'POST undefined',
+    ...Array<string>(5).fill('PATCH All'),
+  ]);
 });

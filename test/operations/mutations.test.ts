@@ -47,13 +47,19 @@ describe('apply bodies', () => {
     };
     h.sim.seedTemplate('faithful', [], [deployment]);
     const [ref] = await ocp.create('faithful', {}, { ...WORKER, api });
-    const patch = h.sim.log.find((e) => e.method === 'PATCH');
-    expect(patch?.contentType).toBe('application/apply-patch+yaml');
-    expect(patch?.query).toEqual({ fieldManager: 'mini-scheduler' });
-    expect(JSON.parse(patch?.body ?? '{}')).toEqual({
-      ...deployment,
-      metadata: { ...deployment.metadata, namespace: 'workers' },
-    });
+    // The pre-flight's dry run and the write: the very same request but dryRun.
+    const patches = h.sim.log.filter((e) => e.method === 'PATCH');
+    expect(patches.map((e) => e.query)).toEqual([
+      { fieldManager: 'mini-scheduler', dryRun: 'All' },
+      { fieldManager: 'mini-scheduler' },
+    ]);
+    for (const patch of patches) {
+      expect(patch.contentType).toBe('application/apply-patch+yaml');
+      expect(JSON.parse(patch.body)).toEqual({
+        ...deployment,
+        metadata: { ...deployment.metadata, namespace: 'workers' },
+      });
+    }
     const stored = h.sim.getObject('apps/v1', 'Deployment', 'workers', 'web');
     expect(stored?.spec).toEqual(deployment.spec);
     expect(ref?.uid).toBe((stored?.metadata as { uid: string }).uid);
@@ -178,8 +184,10 @@ describe('failures', () => {
     );
     expect(error).toBeInstanceOf(ocp.OperationError);
     const failure = instance(error, ocp.OperationError);
-    expect(failure.operation).toBe('Apply');
+    // The pre-flight's dry run meets the conflict (an apply is never forced): nothing is written.
+    expect(failure.operation).toBe('Preflight');
     expect(failure.resources).toEqual([]);
+    expect(failure.failures.map((f) => f.resource.name)).toEqual(['cf-config']);
     const cause = instance(failure.failures[0]?.error, ocp.RequestError);
     expect(cause.statusCode).toBe(409);
     expect(cause.reason).toBe('Conflict');
@@ -194,7 +202,8 @@ describe('failures', () => {
       'Apply ConfigMap "cf-config" in namespace "workers": 409 Conflict: Apply failed with 1 conflict: conflict with "operator" using v1: .data.image-tag',
     );
     expect(failure.cause).toBe(cause);
-    expect(h.sim.log.filter((e) => e.method === 'PATCH').map((e) => e.query.force)).toEqual([undefined]);
+    const patches = h.sim.log.filter((e) => e.method === 'PATCH');
+    expect(patches.map((e) => [e.query.force, e.query.dryRun])).toEqual(Array(3).fill([undefined, 'All']));
     expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'cf-config')?.data).toMatchObject({
       'image-tag': 'pinned',
     });
@@ -202,9 +211,11 @@ describe('failures', () => {
   });
 
   test('apply stops at the failing object and reports exactly the ones before it', async () => {
+    // The Secret's write (its second PATCH): its dry run passed, so the write is what fails.
     h.sim.addFault({
       method: 'PATCH',
       path: /\/secrets\//,
+      nth: 2,
       action: {
         type: 'status',
         code: 403,
@@ -222,7 +233,8 @@ describe('failures', () => {
     expect(failure.failures.map((f) => f.resource.name)).toEqual(['pf-credentials']);
     expect(instance(failure.failures[0]?.error, ocp.RequestError).statusCode).toBe(403);
     expect(failure.message).toContain('Apply failed for 1 object (1 succeeded)');
-    expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(2);
+    const patches = h.sim.log.filter((e) => e.method === 'PATCH');
+    expect(patches.map((e) => e.query.dryRun ?? 'write')).toEqual(['All', 'All', 'All', 'write', 'write']);
     expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', 'pf')).toBeUndefined();
   });
 

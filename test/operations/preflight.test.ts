@@ -1,7 +1,7 @@
 // create()'s pre-flight (issue #36): every object dry-run as it will be applied, at once, and
 // nothing written unless all pass; objects refused only for an earlier object of the batch are
 // dry-run again right before their own write; the cluster changing in between stays part-way.
-// `preflight: 'server'` is asked for explicitly: the default is still 'schema' (see README).
+// `preflight: 'server'` is the default; these tests name it all the same, so that each says what it is about.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import type { JsonObject, LogEntry } from '../../simulator/index.ts';
@@ -243,6 +243,12 @@ describe('the options', () => {
     ]);
     expect(writes(objectMutations(h))).toEqual([]);
     expect(dryRuns(objectMutations(h))).toHaveLength(2);
+  });
+
+  test("the default is 'server': a refusal in the wave writes nothing", async () => {
+    const [failure] = refusal(await rejection(ocp.create('nine', {}, { ...WORKER, api: limited })));
+    expect(failure?.statusCode).toBe(403);
+    expect(names(dryRuns(objectMutations(h))).sort()).toEqual([...NINE_NAMES].sort());
   });
 
   test("preflight: 'schema' is typing only: the writes in order, no dry run", async () => {

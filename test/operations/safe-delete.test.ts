@@ -20,14 +20,6 @@ afterAll(async () => {
 const SECRETS = '/api/v1/namespaces/workers/secrets';
 const CONFIGMAPS = '/api/v1/namespaces/workers/configmaps';
 
-/** What `kubectl create secret generic NAME --from-literal=api-key=…` sends: a POST, its manager named. */
-async function kubectlCreateSecret(name: string): Promise<string> {
-  const body = { apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { 'api-key': 'dGhlaXJz' } };
-  const answer = await call(h.sim, 'POST', `${SECRETS}?fieldManager=kubectl-create`, { body });
-  expect(answer.status).toBe(201);
-  return (answer.json.metadata as { uid: string }).uid;
-}
-
 /** A ConfigMap stored as though `manager` had created it with a POST (an Update entry). */
 function seedConfigMap(name: string, data: Record<string, string>, manager: string): void {
   h.sim.seed(
@@ -47,13 +39,37 @@ function collect(): { warnings: ocp.ServerWarning[]; onWarning: ocp.WarningHandl
 
 describe('another owner', () => {
   test('a Secret another made survives the replay of a job whose create conflicted with it', async () => {
-    const foreignUid = await kubectlCreateSecret('job-31-credentials');
+    // Made between the pre-flight and the writes (the window the dry runs cannot see), as
+    // `kubectl create secret` stores it: the job's create gets part-way, its ConfigMap written.
+    h.sim.addFault({
+      method: 'PATCH',
+      path: `${SECRETS}/job-31-credentials`,
+      nth: 2,
+      action: {
+        type: 'change-first',
+        change: () => {
+          h.sim.seed(
+            {
+              apiVersion: 'v1',
+              kind: 'Secret',
+              metadata: { name: 'job-31-credentials', namespace: 'workers' },
+              data: { 'api-key': 'dGhlaXJz' },
+            },
+            'kubectl-create',
+          );
+        },
+      },
+    });
     const params = { VM_NAME: 'job-31' };
     const failed = instance(
       await rejection(ocp.create('worker-template', params, { ...WORKER, api })),
       ocp.OperationError,
     );
+    h.sim.clearFaults();
+    expect([failed.operation, failed.resources.map((r) => r.name)]).toEqual(['Apply', ['job-31-config']]);
     expect(instance(failed.failures[0]?.error, ocp.RequestError).statusCode).toBe(409);
+    const foreignUid = uidOf('v1', 'Secret', 'job-31-credentials');
+    expect(foreignUid).toBeDefined();
     h.sim.clearLog();
 
     // The scheduler's recovery: a fresh replay of the job's inputs, no saved refs.

@@ -35,6 +35,20 @@ function statuses(method: string): number[] {
   return h.sim.log.filter((e) => e.method === method).map((e) => e.status);
 }
 
+/**
+ * One worker's applies: the pre-flight's dry runs, each object's in rendered order (they are sent
+ * at once, so they may arrive in any order), then the writes as they came.
+ */
+function applies(vm: string): { dryRuns: (number | undefined)[]; writes: number[] } {
+  const patches = h.sim.log.filter((e) => e.method === 'PATCH');
+  const dryRuns = KINDS.map(
+    ([, , plural, suffix]) =>
+      patches.find((e) => e.query.dryRun === 'All' && e.path.endsWith(`/${plural}/${vm}${suffix}`))?.status,
+  );
+  expect(patches.filter((e) => e.query.dryRun === 'All')).toHaveLength(KINDS.length);
+  return { dryRuns, writes: patches.filter((e) => e.query.dryRun === undefined).map((e) => e.status) };
+}
+
 describe('created: whether create() made the object or took it over', () => {
   test('an object someone else made is taken over (200), the others are created (201)', async () => {
     h.sim.seed(
@@ -48,12 +62,12 @@ describe('created: whether create() made the object or took it over', () => {
     );
     h.sim.clearLog();
     const refs = await ocp.create('worker-template', { VM_NAME: 'tk' }, { ...WORKER, api });
-    expect(statuses('PATCH')).toEqual([200, 201, 201]);
+    expect(applies('tk')).toEqual({ dryRuns: [200, 201, 201], writes: [200, 201, 201] });
     expect(refs.map((r) => r.created)).toEqual([false, true, true]);
     // Replayed: everything existed already.
     h.sim.clearLog();
     const again = await ocp.create('worker-template', { VM_NAME: 'tk' }, { ...WORKER, api });
-    expect(statuses('PATCH')).toEqual([200, 200, 200]);
+    expect(applies('tk')).toEqual({ dryRuns: [200, 200, 200], writes: [200, 200, 200] });
     expect(again.map((r) => r.created)).toEqual([false, false, false]);
     await ocp.delete({ namespace: 'workers', resources: refs, api });
   });
@@ -61,14 +75,17 @@ describe('created: whether create() made the object or took it over', () => {
   test('under dryRun it says whether the apply would have created the object', async () => {
     h.sim.clearLog();
     const refs = await ocp.create('worker-template', { VM_NAME: 'dry-c' }, { ...WORKER, api, dryRun: true });
-    expect(statuses('PATCH')).toEqual([201, 201, 201]);
+    // The pre-flight's wave is the whole call: no write.
+    expect(applies('dry-c')).toEqual({ dryRuns: [201, 201, 201], writes: [] });
     expect(refs.map((r) => r.created)).toEqual([true, true, true]);
     expect(stored('dry-c')).toEqual([undefined, undefined, undefined]);
   });
 
   test("an Apply OperationError's resources carry created too", async () => {
+    // The Secret's write (its second PATCH), after the pre-flight passed.
     h.sim.addFault({
       method: 'PATCH',
+      path: /\/secrets\/half-credentials$/,
       nth: 2,
       action: { type: 'status', code: 403, reason: 'Forbidden', message: 'no' },
     });
@@ -78,7 +95,7 @@ describe('created: whether create() made the object or took it over', () => {
       ocp.OperationError,
     );
     h.sim.clearFaults();
-    expect(statuses('PATCH')).toEqual([201, 403]);
+    expect(applies('half')).toEqual({ dryRuns: [201, 201, 201], writes: [201, 403] });
     expect(error.code).toBe('OTC_APPLY_FAILED');
     expect(error.resources.map((r) => r.created)).toEqual([true]);
     const failure = instance(error.failures[0]?.error, ocp.RequestError);

@@ -1,5 +1,7 @@
 // Every step × every fault: the documented error, a message naming step, identity, status and
 // reason, one attempt per mutation, exact success lists, a usable connection, no socket left.
+// create() dry-runs every object before it writes any (the pre-flight, on by default), so its two
+// mutating steps are the Secret's dry run in that wave and the Secret's own write after it.
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
@@ -37,8 +39,19 @@ const KINDS: [string, string][] = [
   ['kubevirt.io/v1', 'VirtualMachine'],
 ];
 
+const SECRET_PATH = /\/namespaces\/workers\/secrets\/fm-credentials$/;
+/** The first object's write (its second PATCH): after it the server goes down for 'connection refused'. */
+const FIRST_WRITE = { method: 'PATCH', path: /\/namespaces\/workers\/configmaps\/fm-config$/, nth: 2 };
+
 type StepName =
-  'connect' | 'discovery' | 'template GET' | 'processing POST' | 'apply #2' | 'delete #2' | 'read #2';
+  | 'connect'
+  | 'discovery'
+  | 'template GET'
+  | 'processing POST'
+  | 'dry run #2'
+  | 'apply #2'
+  | 'delete #2'
+  | 'read #2';
 interface Step {
   name: StepName;
   match: Omit<FaultRule, 'action'>;
@@ -57,7 +70,9 @@ const STEPS: Step[] = [
     match: { method: 'POST', path: /processedtemplates$/, nth: 1 },
     mutation: false,
   },
-  { name: 'apply #2', match: { method: 'PATCH', nth: 2 }, mutation: true },
+  // The Secret, 2nd in rendered order: its dry run is its first PATCH, its write the second.
+  { name: 'dry run #2', match: { method: 'PATCH', path: SECRET_PATH, nth: 1 }, mutation: true },
+  { name: 'apply #2', match: { method: 'PATCH', path: SECRET_PATH, nth: 2 }, mutation: true },
   { name: 'delete #2', match: { method: 'DELETE', nth: 2 }, mutation: true },
   {
     name: 'read #2',
@@ -95,7 +110,10 @@ const FAULTS: Fault[] = [
   { name: 'proxy: unreachable', only: ['connect'] },
   { name: 'proxy: stalls', only: ['connect'] },
   { name: 'proxy: hangs up', only: ['connect'] },
-  { name: 'proxy: tunnel cut mid-request', only: ['template GET', 'apply #2', 'delete #2'] },
+  {
+    name: 'proxy: tunnel cut mid-request',
+    only: ['template GET', 'dry run #2', 'apply #2', 'delete #2'],
+  },
   { name: 'reset before headers', action: () => ({ type: 'reset' }) },
   { name: 'reset mid-body', action: () => ({ type: 'reset-mid-body' }) },
   { name: 'no response (read timeout)', action: (s) => ({ type: 'hang', execute: s.mutation }) },
@@ -323,7 +341,7 @@ describe('fault matrix', () => {
         } else {
           api = await h.connect({ requestTimeout: { connect: 2_000, read: READ_TIMEOUT } });
           if (fault.name === 'connection refused')
-            h.sim.addFault({ method: 'PATCH', nth: 1, action: { type: 'down-after' } });
+            h.sim.addFault({ ...FIRST_WRITE, action: { type: 'down-after' } });
           else h.sim.addFault({ ...step.match, action: fault.action?.(step) ?? { type: 'reset' } });
           result = await operation(step, api);
         }
@@ -341,9 +359,12 @@ describe('fault matrix', () => {
         error === undefined
           ? 'success'
           : `${(error as Error).constructor.name}${failure instanceof ocp.RequestError ? ` → ${failure.name}${failure.statusCode ? ` ${failure.statusCode}` : ''} ${failure.code}, ${failure.outcome}` : ''}`;
-      // A replay delete trusts a 404 (gone) and a 409 on its UID precondition (replaced: left alone).
+      // A replay delete trusts a 404 (gone) and a 409 on its UID precondition (replaced: left alone);
+      // a dry run whose connection was lost is sent once more, since a dry run stores nothing.
+      const resentDryRun = step.name === 'dry run #2' && EXPECTED[fault.name]?.[1] === 'OTC_CONNECTION_LOST';
       const expectSuccess =
         fault.name === 'slow trickling body' ||
+        resentDryRun ||
         (step.name === 'delete #2' && (fault.name === '404' || fault.name.startsWith('409')));
       const expectValidation = fault.name === '404' && step.name === 'discovery';
       if (expectSuccess) {
@@ -355,8 +376,9 @@ describe('fault matrix', () => {
         expect((error as ocp.ValidationError).code).toBe('OTC_KIND_NOT_SERVED');
       } else if (step.mutation) {
         expect(error).toBeInstanceOf(ocp.OperationError);
+        const codes = { 'dry run #2': 'OTC_PREFLIGHT_REFUSED', 'apply #2': 'OTC_APPLY_FAILED' } as const;
         expect((error as ocp.OperationError).code).toBe(
-          step.name === 'apply #2' ? 'OTC_APPLY_FAILED' : 'OTC_DELETE_FAILED',
+          step.name === 'dry run #2' || step.name === 'apply #2' ? codes[step.name] : 'OTC_DELETE_FAILED',
         );
       } else {
         expect(error).toBeInstanceOf(ocp.RequestError);
@@ -367,13 +389,14 @@ describe('fault matrix', () => {
           discovery: 'Discover',
           'template GET': 'Get',
           'processing POST': 'Process',
+          'dry run #2': 'Apply',
           'apply #2': 'Apply',
           'delete #2': 'Delete',
           'read #2': 'Get',
         }[step.name];
         expect(failure.message.startsWith(`${stepWord} `)).toBe(true);
         expect(failure.step).toBe(stepWord);
-        if (step.name === 'apply #2' || step.name === 'delete #2' || step.name === 'read #2')
+        if (['dry run #2', 'apply #2', 'delete #2', 'read #2'].includes(step.name))
           expect(failure.target).toBe('Secret "fm-credentials" in namespace "workers"');
         const code = fault.action?.(step);
         expect([failure.outcome, failure.code]).toEqual(EXPECTED[fault.name]);
@@ -390,14 +413,30 @@ describe('fault matrix', () => {
         if (fault.name === 'no response (read timeout)') expect(failure.name).toBe('TimeoutError');
       }
 
-      // What the server saw and holds.
+      // What the server saw and holds: each write sent once, each dry run once (twice, the one whose
+      // connection was lost), and nothing written after a pre-flight refusal.
       const mutations = h.sim.mutations().filter((e) => e.method !== 'POST');
-      const perIdentity = new Map<string, number>();
-      for (const e of mutations)
-        perIdentity.set(`${e.method} ${e.path}`, (perIdentity.get(`${e.method} ${e.path}`) ?? 0) + 1);
-      const maxAttempts = Math.max(0, ...perIdentity.values());
+      const attempts = (dryRun: boolean): number => {
+        const perIdentity = new Map<string, number>();
+        for (const e of mutations.filter((m) => (m.query.dryRun === 'All') === dryRun))
+          perIdentity.set(`${e.method} ${e.path}`, (perIdentity.get(`${e.method} ${e.path}`) ?? 0) + 1);
+        return Math.max(0, ...perIdentity.values());
+      };
+      const maxAttempts = attempts(false);
       expect(maxAttempts).toBeLessThanOrEqual(1);
+      if (resentDryRun) expect(attempts(true)).toBe(2);
+      else expect(attempts(true)).toBeLessThanOrEqual(1);
       let accounted = 'n/a';
+      if (step.name === 'dry run #2' && error instanceof ocp.OperationError) {
+        expect(error.resources).toEqual([]);
+        expect(stored()).toEqual([]);
+        expect(mutations.filter((m) => m.query.dryRun === undefined)).toEqual([]);
+        accounted = 'applied []; reported [] (the pre-flight refused: nothing written)';
+      }
+      if (resentDryRun) {
+        expect(stored()).toEqual(NAMES);
+        accounted = `applied ${JSON.stringify(stored())} (the dry run whose connection was lost sent once more)`;
+      }
       if (step.name === 'apply #2' && error instanceof ocp.OperationError) {
         const onServer = stored();
         const reported = error.resources.map((r) => r.name);
@@ -447,7 +486,7 @@ describe('fault matrix', () => {
           failure instanceof Error
             ? failure.message.replace(/https:\/\/127\.0\.0\.1:\d+/, 'https://127.0.0.1:PORT')
             : '',
-        attempts: `${maxAttempts}`,
+        attempts: `${step.name === 'dry run #2' ? attempts(true) : maxAttempts}`,
         accounted,
         usable,
         sockets: `${open}`,

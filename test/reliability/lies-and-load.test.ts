@@ -182,26 +182,38 @@ describe('load', () => {
 });
 
 describe('cancellation', () => {
-  test('aborted during the k-th apply: exactly the objects applied before it', async () => {
-    for (const k of [1, 2, 3]) {
+  test('aborted during the k-th apply: exactly the objects applied before it; during the pre-flight, none', async () => {
+    const paths = ['configmaps/abort-config', 'secrets/abort-credentials', 'virtualmachines/abort'].map((p) =>
+      `/api/v1/namespaces/workers/${p}`.replace(
+        '/api/v1/namespaces/workers/virtualmachines',
+        '/apis/kubevirt.io/v1/namespaces/workers/virtualmachines',
+      ),
+    );
+    // k = 0: the Secret's dry run in the pre-flight; k = 1..3: the k-th object's write (its second PATCH).
+    for (const k of [0, 1, 2, 3]) {
       await using api = await h.connect();
       await ocp.delete('worker-template', { VM_NAME: 'abort' }, { ...WORKER, api });
       h.sim.clearFaults();
       h.sim.clearLog();
       const controller = new AbortController();
-      h.sim.addFault({ method: 'PATCH', nth: k, action: { type: 'delay', ms: 5_000 } });
+      const path = paths[k === 0 ? 1 : k - 1] ?? '';
+      const nth = k === 0 ? 1 : 2;
+      h.sim.addFault({ method: 'PATCH', path, nth, action: { type: 'delay', ms: 5_000 } });
       const pending = ocp.create(
         'worker-template',
         { VM_NAME: 'abort' },
         { ...WORKER, api, signal: controller.signal },
       );
-      while (h.sim.log.filter((e) => e.method === 'PATCH').length < k)
+      while (h.sim.log.filter((e) => e.method === 'PATCH' && e.path === path).length < nth)
         await new Promise((resolve) => setTimeout(resolve, 5));
       controller.abort();
       const error = instance(await rejection(pending), ocp.OperationError);
-      expect(error.resources).toHaveLength(k - 1);
+      expect(error.operation).toBe(k === 0 ? 'Preflight' : 'Apply');
+      expect(error.resources).toHaveLength(Math.max(0, k - 1));
       expect(error.failures[0]?.error.name).toBe('AbortError');
-      expect(h.sim.log.filter((e) => e.method === 'PATCH')).toHaveLength(k);
+      const patches = h.sim.log.filter((e) => e.method === 'PATCH');
+      expect(patches.filter((e) => e.query.dryRun === 'All')).toHaveLength(3);
+      expect(patches.filter((e) => e.query.dryRun === undefined)).toHaveLength(Math.max(0, k));
     }
     expect(await settles(() => h.sim.stats().openSockets, 0, 8_000)).toBe(0);
   }, 60_000);

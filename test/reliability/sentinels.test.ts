@@ -60,4 +60,6 @@ test('no sentinel anywhere in the output of every scenario', async () => {
     bytesScanned: output.length,
     debugLines: output.split('OPENSHIFT-TEMPLATES').length - 1,
   });
-}, 300_000);
+  // The suites it runs again send each object's pre-flight dry run too: on a busy machine they
+  // outlast five minutes.
+}, 600_000);

@@ -16,18 +16,21 @@ afterAll(async () => {
 
 const PARAMS = { VM_NAME: 'se' };
 
-/** The second apply answered with `action`: the first object stays, the error is the second's. */
+/**
+ * The second object's write (the Secret's second PATCH, after create()'s pre-flight dry-ran it)
+ * answered with `action`: the first object stays, the error is the second's.
+ */
 async function applyFailure(action: FaultAction): Promise<ocp.RequestError> {
   await using api = await h.connect();
   await ocp.delete('worker-template', PARAMS, { ...WORKER, api });
   h.sim.clearLog();
-  h.sim.addFault({ method: 'PATCH', nth: 2, action });
+  h.sim.addFault({ method: 'PATCH', path: /\/secrets\/se-credentials$/, nth: 2, action });
   try {
     const error = instance(
       await rejection(ocp.create('worker-template', PARAMS, { ...WORKER, api })),
       ocp.OperationError,
     );
-    expect(error.resources).toHaveLength(1);
+    expect([error.operation, error.resources.length]).toEqual(['Apply', 1]);
     return instance(error.failures[0]?.error, ocp.RequestError);
   } finally {
     h.sim.clearFaults();
