@@ -89,7 +89,11 @@ test('after a refusal, with the merged root still behind, Warn drops the field, 
   expect((await ocp.create('gadget', {}, warn)).map((r) => r.name)).toEqual(['g']);
   expect(said).toContain(dropped);
   expect(direct(h)).toHaveLength(1);
-  expect(objectMutations(h).map((e) => e.status)).toEqual([200, 200]);
+  // Each create: its pre-flight's dry run, then its write.
+  const writes = objectMutations(h).map(
+    (e) => `${e.query.dryRun === undefined ? 'write' : 'dry run'} ${String(e.status)}`,
+  );
+  expect(writes).toEqual(['dry run 200', 'write 200', 'dry run 200', 'write 200']);
 });
 
 test('creates that start together after a refusal share the one direct read', async () => {
