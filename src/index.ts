@@ -57,6 +57,7 @@ export type {
   GetOptions,
   KubernetesObject,
   Missing,
+  ObjectIdentity,
   PropagationPolicy,
   ReferenceDeleteOptions,
   ReferenceGetOptions,
@@ -67,6 +68,7 @@ export type {
   TemplateObject,
   TemplateOptions,
   TemplateParameters,
+  WarningCode,
   WarningHandler,
 } from './types.ts';
 

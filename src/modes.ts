@@ -253,18 +253,18 @@ async function deleteIfOwned(
   if (live === null) return { ...target.ref, deletion: 'already-gone' };
   const managers = managersOf(live);
   const uid = typeof live.metadata?.uid === 'string' ? live.metadata.uid : undefined;
-  const tell = (text: string): void => {
-    op.connection.notify({ text, operation: 'delete', target: warningTarget(target.ref) }, op.warnings);
+  const tell = (text: string, code: 'OTC_NOT_OWNED' | 'OTC_REPLACED'): void => {
+    op.connection.notify({ text, code, operation: 'delete', target: warningTarget(target.ref) }, op.warnings);
   };
   if (!ownedBy(managers, flags.fieldManager, target.ref)) {
-    tell(notOwnedText(target.ref, flags.fieldManager, managers));
+    tell(notOwnedText(target.ref, flags.fieldManager, managers), 'OTC_NOT_OWNED');
     return { ...target.ref, ...(uid ? { uid } : {}), deletion: 'left-alone', reason: 'not-owned', managers };
   }
   try {
     return { ...(await deleteOne(op, target, flags, uid)), managers };
   } catch (error) {
     if (!(error instanceof RequestError && error.statusCode === 409 && uid !== undefined)) throw error;
-    tell(replacedText(target.ref));
+    tell(replacedText(target.ref), 'OTC_REPLACED');
     return { ...target.ref, deletion: 'left-alone', reason: 'replaced', managers };
   }
 }

@@ -176,6 +176,7 @@ function tellUntyped(op: OperationContext, ref: ResourceRef, missing: Untyped, a
   op.connection.notify(
     {
       text: `${what} are applied without being typed first: ${whyUntyped(missing, ref, answer)}`,
+      code: 'OTC_APPLIED_UNTYPED',
       operation: op.operation,
     },
     op.warnings,
@@ -194,8 +195,10 @@ function tellRemoved(
         ? `server-set field "${problem.path}" removed from ${describeRef(ref)}: kube-apiserver refuses it in an apply body`
         : `unknown field "${problem.path}" removed from ${describeRef(ref)}: the server's ${ref.apiVersion} schema does not declare it`,
     );
-    if (mode === 'Warn')
-      op.connection.notify({ text, operation: op.operation, target: warningTarget(ref) }, op.warnings);
+    // A keyed list's path quotes its key, which may be a Secret-bound value: redacted as the text is.
+    const path = op.redact(problem.path);
+    const about = { code: 'OTC_FIELD_DROPPED', path, target: warningTarget(ref) } as const;
+    if (mode === 'Warn') op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
     else debug('%s: fieldValidation Ignore: %s', op.operation, text);
   }
 }
@@ -299,7 +302,8 @@ export async function write(
   });
   if (post) {
     const text = op.redact(createdByPostText(ref, flags.dryRun));
-    op.connection.notify({ text, operation: op.operation, target: warningTarget(ref) }, op.warnings);
+    const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(ref) } as const;
+    op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
   }
   return { ...withUid(ref, uidOf(body)), created: code === 201 };
 }

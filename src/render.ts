@@ -177,7 +177,7 @@ export async function renderForDelete(
     `namespace "${options.namespace}" does not exist, so no object of Template "${nameOf(source)}" ` +
     'can exist there; nothing was deleted';
   debug('%s', text);
-  op.connection.notify({ text, operation: 'delete' }, op.warnings);
+  op.connection.notify({ text, code: 'OTC_NAMESPACE_ABSENT', operation: 'delete' }, op.warnings);
   return undefined;
 }
 

@@ -334,7 +334,12 @@ export class ClusterConnection implements Connection {
       debug('%s %s warning %s %s: %s', request.method, request.path, request.step, request.target, text);
       const operation = request.warnings?.operation ?? 'connect';
       this.#warnings.deliver(
-        { text, operation, ...(request.object ? { target: request.object } : {}) },
+        {
+          text,
+          code: 'OTC_SERVER_WARNING',
+          operation,
+          ...(request.object ? { target: request.object } : {}),
+        },
         request.warnings,
       );
     }
