@@ -5,15 +5,19 @@
 import {
   answerCode,
   answerOutcome,
+  mayMutate,
+  type NotFound,
   type OperationErrorCode,
   type Outcome,
   type RequestErrorCode,
+  type RequestStep,
   type ValidationErrorCode,
   wireCode,
   wireOutcome,
 } from './outcome.ts';
 import type { ResourceRef } from './types.ts';
 import type { KubernetesStatus } from './outcome.ts';
+import type { ObjectIdentity } from './types/warnings.ts';
 
 export type { KubernetesStatus } from './outcome.ts';
 
@@ -135,14 +139,15 @@ export class OperationError extends Error {
  * error statuses. Its message reads `{step} {target}: {statusCode} {reason}: {server message}`;
  * its `name` is `'TimeoutError'` when a timeout or a timeout signal ended it, `'AbortError'` when
  * a signal cancelled it. `outcome` says whether the server may have acted on it, `code` which kind
- * of failure it was. The original failure, if any, is its `cause`.
+ * of failure it was, `resource` the object it was about and `notFound` which thing a 404 says is
+ * missing. The original failure, if any, is its `cause`.
  *
  * @example
  * ```ts
  * try {
  *   await ocp.get({ namespace: 'workers', resources: refs, api });
  * } catch (error) {
- *   if (error instanceof ocp.RequestError && error.statusCode === 404) console.log(error.target, 'is gone');
+ *   if (error instanceof ocp.RequestError && error.notFound === 'object') console.log(error.resource?.name, 'is gone');
  *   else if (error instanceof ocp.RequestError && error.outcome === 'not-sent') console.log('nothing reached the server');
  *   else if (error instanceof Error && error.name === 'TimeoutError') console.log('timed out:', error.message);
  *   else throw error;
@@ -152,14 +157,28 @@ export class OperationError extends Error {
 export class RequestError extends Error {
   override name: 'RequestError' | 'TimeoutError' | 'AbortError' = 'RequestError';
   /** The step that failed: `Connect`, `Discover`, `Schema`, `Get`, `Process`, `Apply` or `Delete`. */
-  readonly step: string;
-  /** What the step was acting on, e.g. `ConfigMap "w1-config" in namespace "workers"`. */
+  readonly step: RequestStep;
+  /** What the step was acting on, in words, e.g. `ConfigMap "w1-config" in namespace "workers"`. */
   readonly target: string;
+  /**
+   * The object the request was about, when it was about one: a read, an apply or a delete of an
+   * object, the stored Template's GET. `undefined` for connecting, discovery, schema documents and
+   * the processing POST (`target` names what those acted on).
+   */
+  readonly resource: ObjectIdentity | undefined;
+  /**
+   * With `code` `OTC_NOT_FOUND`, what the 404 says is missing: `'object'` (gone), `'template'`,
+   * `'namespace'`, `'referenced'` (another object the request names) or `'other'`; else `undefined`.
+   */
+  readonly notFound: NotFound | undefined;
   /** HTTP status code, when the server answered. */
   readonly statusCode: number | undefined;
   /** Which kind of failure: see the README's table of error codes. */
   readonly code: RequestErrorCode;
-  /** Whether the server may have acted: `'not-sent'`, `'refused'` (it said it did not) or `'unknown'`. */
+  /**
+   * Whether the server may have acted: `'not-sent'`, `'refused'` (it said it did not, or the request
+   * could not change anything: a read, the processing POST) or `'unknown'` (only an apply or delete).
+   */
   readonly outcome: Outcome;
   /** The Kubernetes Status `reason` (`Conflict`, `Forbidden`, ...), when there is one. */
   readonly reason: string | undefined;
@@ -172,10 +191,11 @@ export class RequestError extends Error {
    */
   readonly timeout: TimeoutKind | undefined;
 
-  constructor(step: string, target: string, detail: string, fields: RequestErrorFields = {}) {
+  constructor(step: RequestStep, target: string, detail: string, fields: RequestErrorFields = {}) {
     super(`${step} ${target}: ${detail}`, fields.cause === undefined ? undefined : { cause: fields.cause });
     this.step = step;
     this.target = target;
+    this.resource = fields.resource;
     this.statusCode = fields.statusCode;
     this.reason = fields.reason;
     this.status = fields.status;
@@ -183,9 +203,12 @@ export class RequestError extends Error {
     this.code =
       fields.code ??
       (answered === undefined ? wireCode(fields.cause, fields.kind) : answerCode(answered, fields.reason));
-    this.outcome =
+    this.notFound = this.code === 'OTC_NOT_FOUND' ? (fields.notFound ?? 'other') : undefined;
+    const outcome =
       fields.outcome ??
       (answered === undefined ? wireOutcome(fields.cause) : answerOutcome(answered, fields.status));
+    // A read cannot have written anything, whatever became of it (a 500, a lost connection).
+    this.outcome = outcome === 'unknown' && !mayMutate(step) ? 'refused' : outcome;
     this.timeout = fields.kind === 'timeout' ? (fields.timeout ?? 'request') : undefined;
     if (fields.kind === 'timeout') this.name = 'TimeoutError';
     else if (fields.kind === 'abort') this.name = 'AbortError';
@@ -197,12 +220,13 @@ export class RequestError extends Error {
  * reason is one (`AbortSignal.timeout()`), else an AbortError. `after` completes the sentence.
  */
 export function stoppedBy(
-  step: string,
+  step: RequestStep,
   target: string,
   signal: AbortSignal,
   after = '',
   cause: unknown = signal.reason,
   outcome: Outcome = 'unknown',
+  resource?: ObjectIdentity,
 ): RequestError {
   const reason: unknown = signal.reason;
   const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
@@ -210,6 +234,7 @@ export function stoppedBy(
     cause,
     kind,
     outcome,
+    resource,
     ...(kind === 'timeout' ? { timeout: 'signal' as const } : {}),
   });
 }
@@ -223,6 +248,10 @@ export interface RequestErrorFields {
   reason?: string;
   status?: KubernetesStatus;
   cause?: unknown;
+  /** The object the request was about. */
+  resource?: ObjectIdentity | undefined;
+  /** What a 404 says is missing (`'other'` when not given). */
+  notFound?: NotFound | undefined;
   kind?: 'timeout' | 'abort';
   /** With `kind: 'timeout'`: whose limit it was (default `'request'`). */
   timeout?: TimeoutKind;

@@ -40,9 +40,11 @@ export { OperationError, RequestError, ValidationError } from './errors.ts';
 export type { KubernetesStatus, OperationFailure, TimeoutKind } from './errors.ts';
 export type {
   ErrorCode,
+  NotFound,
   OperationErrorCode,
   Outcome,
   RequestErrorCode,
+  RequestStep,
   ValidationErrorCode,
 } from './outcome.ts';
 export type {

@@ -349,7 +349,7 @@ export async function readOne(op: OperationContext, target: Target): Promise<Kub
       'Get',
       describeRef(target.ref),
       `the live object has UID "${found ?? '(none)'}", not the UID "${expected}" of the reference: it was replaced`,
-      { code: 'OTC_REPLACED', outcome: 'refused' },
+      { code: 'OTC_REPLACED', outcome: 'refused', resource: warningTarget(target.ref) },
     );
   }
   return body as KubernetesObject;

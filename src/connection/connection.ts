@@ -233,7 +233,7 @@ export class ClusterConnection implements Connection {
   async request(request: ApiRequest): Promise<ApiResponse> {
     const timeouts = request.timeout ?? this.timeouts;
     if (this.closed) throw closedBeforeSending(request);
-    if (request.signal?.aborted) throw abortedBeforeSending(request.step, request.target, request.signal);
+    if (request.signal?.aborted) throw abortedBeforeSending(request, request.signal);
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     let answer: Answer;
@@ -296,7 +296,7 @@ export class ClusterConnection implements Connection {
         request.step,
         request.target,
         `${answer.code}: the response is not a JSON object`,
-        { statusCode: answer.code, code: 'OTC_BAD_RESPONSE', outcome: 'unknown' },
+        { statusCode: answer.code, code: 'OTC_BAD_RESPONSE', outcome: 'unknown', resource: request.object },
       );
     }
     return { code: answer.code, body };
@@ -355,7 +355,15 @@ export class ClusterConnection implements Connection {
     } catch (error) {
       const waiting = ' while waiting to retry after 429 TooManyRequests';
       if (request.signal?.aborted)
-        throw stoppedBy(request.step, request.target, request.signal, waiting, error, 'not-sent');
+        throw stoppedBy(
+          request.step,
+          request.target,
+          request.signal,
+          waiting,
+          error,
+          'not-sent',
+          request.object,
+        );
       if (this.closed)
         throw closedBeforeSending(request, `${waiting.trim()}; the request was not sent again`);
       throw error;
