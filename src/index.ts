@@ -37,7 +37,14 @@ import { checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, templateCall, traceOperation } from './connection/tracing.ts';
 
 export { OperationError, RequestError, ValidationError } from './errors.ts';
-export type { KubernetesStatus, OperationFailure, TimeoutKind } from './errors.ts';
+export type {
+  ApplyOperationError,
+  DeleteOperationError,
+  KubernetesStatus,
+  OperationErrorConstructor,
+  OperationFailure,
+  TimeoutKind,
+} from './errors.ts';
 export type {
   ErrorCode,
   NotFound,
@@ -60,6 +67,8 @@ export type {
   KubernetesObject,
   Missing,
   ObjectIdentity,
+  ProblemKind,
+  ProblemObject,
   PropagationPolicy,
   ReferenceDeleteOptions,
   ReferenceGetOptions,
@@ -70,6 +79,7 @@ export type {
   TemplateObject,
   TemplateOptions,
   TemplateParameters,
+  ValidationProblem,
   WarningCode,
   WarningHandler,
 } from './types.ts';

@@ -143,7 +143,8 @@ export type RequestErrorCode =
   | 'OTC_SERVER_TIMEOUT'
   | 'OTC_UNAVAILABLE'
   | 'OTC_SERVER_ERROR'
-  | 'OTC_HTTP_ERROR';
+  | 'OTC_HTTP_ERROR'
+  | 'OTC_UNEXPECTED';
 
 /**
  * The stable codes of `ValidationError`: bad input the caller must fix (`OTC_INVALID_ARGUMENT`,

@@ -16,7 +16,7 @@ import type { Target } from './validate.ts';
 const debug = debuglog('openshift-templates');
 
 /** One object's dry run: the ref it would have, or the error the server answered. */
-type DryRun = { ref: CreatedRef } | { error: Error };
+type DryRun = { ref: CreatedRef } | { error: RequestError };
 
 /**
  * The dry run of one target. A kind whose apply cannot create it (checks/created-by-post.ts)

@@ -99,10 +99,10 @@ export async function render(
   if (unresolved.length > 0) {
     throw new ValidationError(
       `${op.operation} ${name}`,
-      unresolved.map(
-        (parameter) =>
-          `parameter ${parameter} would be generated at random, so a replay could not name the same objects; give it an explicit value`,
-      ),
+      unresolved.map((parameter) => ({
+        kind: 'parameter' as const,
+        text: `parameter ${parameter} would be generated at random, so a replay could not name the same objects; give it an explicit value`,
+      })),
     );
   }
   const target = `Template "${name}" in namespace "${options.namespace}"`;

@@ -18,6 +18,7 @@ const LEAVES = new Set([
   'src/errors.ts',
   'src/outcome.ts',
   'src/types.ts',
+  'src/types/problems.ts',
   'src/types/refs.ts',
   'src/types/warnings.ts',
 ]);

@@ -1,7 +1,8 @@
 // How a failed request is told to the caller: a RequestError that names the step and target, says
 // in words what happened, and whether a mutation's outcome is unknown.
-import { cutText, type Redactor, redactStatus, RequestError, stoppedBy } from '../errors.ts';
-import { notFoundOf, type NotFoundContext, type RequestStep } from '../outcome.ts';
+import { cutText, type Redactor, redactStatus, RequestError } from '../errors.ts';
+import { notFoundOf, type NotFoundContext, type Outcome, type RequestStep } from '../outcome.ts';
+import type { ObjectIdentity } from '../types.ts';
 import { isRecord } from '../util/json.ts';
 
 /** What the request layer knows of a request when it fails. */
@@ -241,4 +242,28 @@ function about(
   status: Parameters<typeof notFoundOf>[0],
 ): { resource: FailedRequest['object']; notFound: ReturnType<typeof notFoundOf> } {
   return { resource: request.object, notFound: notFoundOf(status, request) };
+}
+
+/**
+ * The error for a request or a wait that a fired signal ended: a TimeoutError when the signal's
+ * reason is one (`AbortSignal.timeout()`), else an AbortError. `after` completes the sentence.
+ */
+export function stoppedBy(
+  step: RequestStep,
+  target: string,
+  signal: AbortSignal,
+  after = '',
+  cause: unknown = signal.reason,
+  outcome: Outcome = 'unknown',
+  resource?: ObjectIdentity,
+): RequestError {
+  const reason: unknown = signal.reason;
+  const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
+  return new RequestError(step, target, `${kind === 'timeout' ? 'timed out' : 'aborted'}${after}`, {
+    cause,
+    kind,
+    outcome,
+    resource,
+    ...(kind === 'timeout' ? { timeout: 'signal' as const } : {}),
+  });
 }

@@ -1,7 +1,8 @@
 // Answers a Connection keeps per key (discovery per group-version, the OpenAPI v3 root): one shared
 // request per key, which no single caller's signal can cancel, and a bounded fetch again after a
 // miss, as client-go's deferred discovery mapper does.
-import { RequestError, stoppedBy } from '../errors.ts';
+import { RequestError } from '../errors.ts';
+import { stoppedBy } from './failures.ts';
 import type { RequestStep } from '../outcome.ts';
 import { waitFor } from '../util/wait.ts';
 import type { WarningRoute } from './warnings.ts';
