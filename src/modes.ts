@@ -324,7 +324,8 @@ export async function deleteOne(
       object: warningTarget(target.ref),
       redact: op.redact,
     });
-    return { ...withUid(target.ref, uidOf(response.body) ?? uid ?? target.ref.uid), deletion: 'deleted' };
+    const deleted = withUid(target.ref, uidOf(response.body) ?? uid ?? target.ref.uid);
+    return { ...deleted, deletion: 'deleted', ...(flags.dryRun === true ? { dryRun: true } : {}) };
   } catch (error) {
     if (error instanceof RequestError && error.statusCode === 404)
       return { ...target.ref, deletion: 'already-gone' };

@@ -255,7 +255,8 @@ export async function write(
     const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(ref) } as const;
     op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
   }
-  return { ...withUid(ref, uidOf(body)), created: code === 201 };
+  // A dry run's UID is one the server made up for an object it did not store: marked as such.
+  return { ...withUid(ref, uidOf(body)), created: code === 201, ...(flags.dryRun ? { dryRun: true } : {}) };
 }
 
 /**

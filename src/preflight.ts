@@ -101,7 +101,7 @@ export async function createChecked(
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
   const { refs, deferred } = await wave(op, targets, flags);
-  if (flags.dryRun) return refs;
+  if (flags.dryRun) return refs.map((ref) => ({ ...ref, dryRun: true }));
   return applyAll(op, targets, flags, async (target) => {
     if (!deferred.has(target)) return;
     const again = await dryRun(op, target, flags);

@@ -18,6 +18,12 @@ export interface ResourceRef extends ObjectIdentity {
    * the object (the server answered 201), `false` when it already existed and the apply took it over (200).
    * Under `dryRun`, whether it would have been created. */
   created?: boolean;
+  /**
+   * `true` on refs from a `create()` or `delete()` under `dryRun`: nothing was written, and a
+   * `uid` is the one the server answered the dry run with (for an object it would create, one no
+   * stored object has). Absent otherwise.
+   */
+  dryRun?: true;
 }
 
 /**

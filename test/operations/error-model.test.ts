@@ -173,3 +173,27 @@ describe('OperationError: outcome from its failures, resources typed by operatio
     await ocp.delete('em-two', {}, { ...WORKER, api });
   });
 });
+
+describe('dry-run results are marked', () => {
+  test('create() and delete() under dryRun mark every ref; real ones carry no mark', async () => {
+    for (const preflight of ['schema', 'server'] as const) {
+      const dry = await ocp.create('em-two', {}, { ...WORKER, api, dryRun: true, preflight });
+      expect(dry.map((r) => [r.name, r.created, r.dryRun])).toEqual([
+        ['em-first', true, true],
+        ['em-second', true, true],
+      ]);
+    }
+    const real = await ocp.create('em-two', {}, { ...WORKER, api });
+    expect(real.map((r) => r.dryRun)).toEqual([undefined, undefined]);
+    const dryDelete = await ocp.delete('em-two', {}, { ...WORKER, api, dryRun: true });
+    expect(dryDelete.map((r) => [r.deletion, r.dryRun])).toEqual([
+      ['deleted', true],
+      ['deleted', true],
+    ]);
+    const deleted = await ocp.delete('em-two', {}, { ...WORKER, api });
+    expect(deleted.map((r) => [r.deletion, r.dryRun])).toEqual([
+      ['deleted', undefined],
+      ['deleted', undefined],
+    ]);
+  });
+});
