@@ -53,8 +53,9 @@ Each step of the workflow — the connect check, discovery, the Template GET, th
 second apply, the second delete and the second read — against each fault injected by the simulator.
 For every cell the test asserts: the documented error type; the failure's \`code\` and \`outcome\` as
 the README's tables give them, checked against the server's log (\`not-sent\`: the failing request
-never arrived; \`refused\`: it arrived and was answered with the error's status; \`unknown\`: it
-arrived); a message naming the step, the identity, the status and the Status reason; \`cause\`
+never arrived; \`refused\`: it arrived and was answered with the error's status, or it was a read
+or the processing POST, which cannot write anything, whatever became of it; \`unknown\`: an apply
+or delete that arrived); a message naming the step, the identity, the status and the Status reason; \`cause\`
 kept for transport failures (\`status\` for HTTP ones); at most one attempt per mutation in the
 server log; for \`create\`, that \`OperationError.resources\`
 are on the server and every object on the server is either reported or reported with an unknown

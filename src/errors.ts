@@ -5,15 +5,22 @@
 import {
   answerCode,
   answerOutcome,
+  mayMutate,
+  type NotFound,
   type OperationErrorCode,
   type Outcome,
   type RequestErrorCode,
+  type RequestStep,
   type ValidationErrorCode,
   wireCode,
   wireOutcome,
 } from './outcome.ts';
-import type { ResourceRef } from './types.ts';
+import type { CreatedRef, DeleteResult, ResourceRef } from './types.ts';
 import type { KubernetesStatus } from './outcome.ts';
+import type { ObjectIdentity } from './types/warnings.ts';
+
+export { cutText, makeRedactor, type Redactor, redactProblem, redactStatus } from './util/redact.ts';
+import type { ProblemKind, ValidationProblem } from './types/problems.ts';
 
 export type { KubernetesStatus } from './outcome.ts';
 
@@ -35,6 +42,7 @@ export type { KubernetesStatus } from './outcome.ts';
  *   await ocp.create('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers' });
  * } catch (error) {
  *   if (error instanceof ocp.ValidationError && error.code === 'OTC_PROXY_CONFIG') console.error('fix the proxy URL');
+ *   else if (error instanceof ocp.ValidationError && error.fixableByWarn) console.error('Warn would drop', error.problems.map((p) => p.path));
  *   else if (error instanceof ocp.ValidationError) console.error(error.code, error.issues);
  * }
  * ```
@@ -43,33 +51,60 @@ export class ValidationError extends Error {
   override readonly name = 'ValidationError';
   /** Every problem found, each naming the argument or object it concerns. */
   readonly issues: readonly string[];
+  /** The same problems as data, in the same order: kind, object, path. */
+  readonly problems: readonly ValidationProblem[];
   /** Which kind of problem: see the README's table of error codes. */
   readonly code: ValidationErrorCode;
+  /** Always `'not-sent'`: a ValidationError comes before any request that could change anything. */
+  readonly outcome = 'not-sent' as const;
+  /**
+   * `true` when `create()` with `fieldValidation: 'Warn'` would type every object: this `Strict`
+   * refusal names only fields Warn drops (undeclared, server-set) and every object has a schema.
+   * `false` for every other ValidationError.
+   */
+  readonly fixableByWarn: boolean;
 
   constructor(
     operation: string,
-    issues: readonly string[],
+    issues: readonly (string | ValidationProblem)[],
     code: ValidationErrorCode = 'OTC_INVALID_ARGUMENT',
+    fixableByWarn = false,
   ) {
-    const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
-    super(`${operation}: ${count}: ${issues.join('; ')}`);
-    this.issues = issues;
+    const problems = issues.map((issue) =>
+      typeof issue === 'string' ? { kind: DEFAULT_KINDS[code], text: issue } : issue,
+    );
+    const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+    super(`${operation}: ${count}: ${problems.map((p) => p.text).join('; ')}`);
+    this.issues = problems.map((p) => p.text);
+    this.problems = problems;
     this.code = code;
+    this.fixableByWarn = fixableByWarn;
   }
 }
 
+/** The kind of a problem given as a sentence only, by the error's code. */
+const DEFAULT_KINDS: Readonly<Record<ValidationErrorCode, ProblemKind>> = {
+  OTC_INVALID_ARGUMENT: 'argument',
+  OTC_CONNECTION_CLOSED: 'connection-closed',
+  OTC_UNSAFE_OBJECT: 'argument',
+  OTC_KIND_NOT_SERVED: 'not-served',
+  OTC_SCHEMA_UNAVAILABLE: 'schema-unavailable',
+  OTC_NODE_VERSION: 'node-version',
+  OTC_PROXY_CONFIG: 'proxy-config',
+};
+
 /**
- * One object whose mutation failed, with the error that says why (a RequestError, with its `outcome`).
+ * One object whose mutation failed, with the RequestError that says why (its `code`, `outcome`).
  *
  * @example
  * ```ts
  * const first: ocp.OperationFailure | undefined = error instanceof ocp.OperationError ? error.failures[0] : undefined;
- * if (first?.error instanceof ocp.RequestError) console.error(first.resource.name, first.error.code, first.error.outcome);
+ * if (first) console.error(first.resource.name, first.error.code, first.error.outcome);
  * ```
  */
 export interface OperationFailure {
   resource: ResourceRef;
-  error: Error;
+  error: RequestError;
 }
 
 /** What an OperationError was doing: create()'s writes, its dry-run wave before them, or a delete. */
@@ -81,11 +116,61 @@ const CODES: Readonly<Record<OperationName, OperationErrorCode>> = {
   Delete: 'OTC_DELETE_FAILED',
 };
 
+/** What every OperationError carries, whatever it was doing. */
+interface OperationErrorFields extends Error {
+  readonly name: 'OperationError';
+  /** `OTC_APPLY_FAILED`, `OTC_DELETE_FAILED` or `OTC_PREFLIGHT_REFUSED`; each failure's own error says more. */
+  readonly code: OperationErrorCode;
+  /**
+   * What the failures say of the objects they name: `'unknown'` when any of them may have been
+   * changed (read it back), else `'refused'` (the server refused at least one, or it was a read), or
+   * `'not-sent'`; either way `resources` is then exactly what the operation changed.
+   */
+  readonly outcome: Outcome;
+  readonly failures: OperationFailure[];
+}
+
+/**
+ * An OperationError of `create()`: its writes (`'Apply'`) or its dry-run wave (`'Preflight'`).
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.OperationError && error.operation !== 'Delete') {
+ *   const applied: ocp.CreatedRef[] = error.resources;
+ *   console.error(applied.filter((r) => r.created).length, 'created before the failure');
+ * }
+ * ```
+ */
+export interface ApplyOperationError extends OperationErrorFields {
+  readonly operation: 'Apply' | 'Preflight';
+  /** The objects applied before the failure, each with `created`; empty for `'Preflight'`. */
+  readonly resources: CreatedRef[];
+}
+
+/**
+ * An OperationError of `delete()`.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.OperationError && error.operation === 'Delete') {
+ *   const done: ocp.DeleteResult[] = error.resources;
+ *   console.error(done.filter((r) => r.deletion === 'left-alone').length, 'left alone');
+ * }
+ * ```
+ */
+export interface DeleteOperationError extends OperationErrorFields {
+  readonly operation: 'Delete';
+  /** A result for every object the delete did not fail on, each with its `deletion`. */
+  readonly resources: DeleteResult[];
+}
+
 /**
  * Thrown when applying or deleting objects fails part-way. `resources` are exactly the objects
- * that succeeded; `failures` the ones that did not, each with its error. With `operation:
- * 'Preflight'` (code `OTC_PREFLIGHT_REFUSED`) create()'s dry-run wave failed: nothing was written,
- * `resources` is empty and there is one failure per object the server refused.
+ * that succeeded (`CreatedRef`s after an apply, `DeleteResult`s after a delete: `operation` tells
+ * the compiler which); `failures` the ones that did not, each with its RequestError; `outcome`
+ * sums those up. With `operation: 'Preflight'` (code `OTC_PREFLIGHT_REFUSED`) create()'s dry-run
+ * wave failed: nothing was written, `resources` is empty and there is one failure per object the
+ * server refused.
  *
  * @example
  * ```ts
@@ -93,22 +178,58 @@ const CODES: Readonly<Record<OperationName, OperationErrorCode>> = {
  *   await ocp.create('worker-template', params, { namespace: 'workers', api });
  * } catch (error) {
  *   if (error instanceof ocp.OperationError) {
- *     console.error(error.operation, error.resources.length, 'succeeded');
- *     for (const { resource, error: why } of error.failures) console.error(resource.name, why.message);
+ *     console.error(error.operation, error.resources.length, 'succeeded', error.outcome);
+ *     for (const { resource, error: why } of error.failures) console.error(resource.name, why.code, why.outcome);
  *   }
  * }
  * ```
  */
-export class OperationError extends Error {
+export type OperationError = ApplyOperationError | DeleteOperationError;
+
+/**
+ * The OperationError class: `instanceof` narrows to {@link OperationError}, whose `operation`
+ * narrows `resources`.
+ *
+ * @example
+ * ```ts
+ * const failed = new ocp.OperationError('Apply', [], []);
+ * console.log(failed instanceof ocp.OperationError, failed.code);
+ * ```
+ */
+export interface OperationErrorConstructor {
+  new (
+    operation: 'Apply' | 'Preflight',
+    resources: CreatedRef[],
+    failures: OperationFailure[],
+  ): ApplyOperationError;
+  new (operation: 'Delete', resources: DeleteResult[], failures: OperationFailure[]): DeleteOperationError;
+  new (
+    operation: OperationName,
+    resources: CreatedRef[] | DeleteResult[],
+    failures: OperationFailure[],
+  ): OperationError;
+  readonly prototype: OperationError;
+}
+
+/** The outcome of the failures together: the least certain one wins. */
+function outcomeOf(failures: readonly OperationFailure[]): Outcome {
+  if (failures.some((f) => f.error.outcome === 'unknown')) return 'unknown';
+  return failures.some((f) => f.error.outcome === 'refused') ? 'refused' : 'not-sent';
+}
+
+class OperationFailed extends Error implements OperationErrorFields {
   override readonly name = 'OperationError';
   readonly operation: OperationName;
-  /** `OTC_APPLY_FAILED`, `OTC_DELETE_FAILED` or `OTC_PREFLIGHT_REFUSED`; each failure's own error says more. */
   readonly code: OperationErrorCode;
-  /** What succeeded; after an apply, each ref's `created` says whether this call created it. */
-  readonly resources: ResourceRef[];
+  readonly outcome: Outcome;
+  readonly resources: CreatedRef[] | DeleteResult[];
   readonly failures: OperationFailure[];
 
-  constructor(operation: OperationName, resources: ResourceRef[], failures: OperationFailure[]) {
+  constructor(
+    operation: OperationName,
+    resources: CreatedRef[] | DeleteResult[],
+    failures: OperationFailure[],
+  ) {
     const first = failures[0];
     const detail = first ? `; first failure: ${first.error.message}` : '';
     const cause =
@@ -125,24 +246,30 @@ export class OperationError extends Error {
     );
     this.operation = operation;
     this.code = CODES[operation];
+    this.outcome = outcomeOf(failures);
     this.resources = resources;
     this.failures = failures;
   }
 }
+// The class's own name is the one users see (`error.constructor.name`, stack traces).
+Object.defineProperty(OperationFailed, 'name', { value: 'OperationError' });
+
+export const OperationError: OperationErrorConstructor = OperationFailed as OperationErrorConstructor;
 
 /**
  * Any failure of one request or step other than validation: transport, TLS, timeouts, and HTTP
  * error statuses. Its message reads `{step} {target}: {statusCode} {reason}: {server message}`;
  * its `name` is `'TimeoutError'` when a timeout or a timeout signal ended it, `'AbortError'` when
  * a signal cancelled it. `outcome` says whether the server may have acted on it, `code` which kind
- * of failure it was. The original failure, if any, is its `cause`.
+ * of failure it was, `resource` the object it was about and `notFound` which thing a 404 says is
+ * missing. The original failure, if any, is its `cause`.
  *
  * @example
  * ```ts
  * try {
  *   await ocp.get({ namespace: 'workers', resources: refs, api });
  * } catch (error) {
- *   if (error instanceof ocp.RequestError && error.statusCode === 404) console.log(error.target, 'is gone');
+ *   if (error instanceof ocp.RequestError && error.notFound === 'object') console.log(error.resource?.name, 'is gone');
  *   else if (error instanceof ocp.RequestError && error.outcome === 'not-sent') console.log('nothing reached the server');
  *   else if (error instanceof Error && error.name === 'TimeoutError') console.log('timed out:', error.message);
  *   else throw error;
@@ -152,14 +279,28 @@ export class OperationError extends Error {
 export class RequestError extends Error {
   override name: 'RequestError' | 'TimeoutError' | 'AbortError' = 'RequestError';
   /** The step that failed: `Connect`, `Discover`, `Schema`, `Get`, `Process`, `Apply` or `Delete`. */
-  readonly step: string;
-  /** What the step was acting on, e.g. `ConfigMap "w1-config" in namespace "workers"`. */
+  readonly step: RequestStep;
+  /** What the step was acting on, in words, e.g. `ConfigMap "w1-config" in namespace "workers"`. */
   readonly target: string;
+  /**
+   * The object the request was about, when it was about one: a read, an apply or a delete of an
+   * object, the stored Template's GET. `undefined` for connecting, discovery, schema documents and
+   * the processing POST (`target` names what those acted on).
+   */
+  readonly resource: ObjectIdentity | undefined;
+  /**
+   * With `code` `OTC_NOT_FOUND`, what the 404 says is missing: `'object'` (gone), `'template'`,
+   * `'namespace'`, `'referenced'` (another object the request names) or `'other'`; else `undefined`.
+   */
+  readonly notFound: NotFound | undefined;
   /** HTTP status code, when the server answered. */
   readonly statusCode: number | undefined;
   /** Which kind of failure: see the README's table of error codes. */
   readonly code: RequestErrorCode;
-  /** Whether the server may have acted: `'not-sent'`, `'refused'` (it said it did not) or `'unknown'`. */
+  /**
+   * Whether the server may have acted: `'not-sent'`, `'refused'` (it said it did not, or the request
+   * could not change anything: a read, the processing POST) or `'unknown'` (only an apply or delete).
+   */
   readonly outcome: Outcome;
   /** The Kubernetes Status `reason` (`Conflict`, `Forbidden`, ...), when there is one. */
   readonly reason: string | undefined;
@@ -172,10 +313,11 @@ export class RequestError extends Error {
    */
   readonly timeout: TimeoutKind | undefined;
 
-  constructor(step: string, target: string, detail: string, fields: RequestErrorFields = {}) {
+  constructor(step: RequestStep, target: string, detail: string, fields: RequestErrorFields = {}) {
     super(`${step} ${target}: ${detail}`, fields.cause === undefined ? undefined : { cause: fields.cause });
     this.step = step;
     this.target = target;
+    this.resource = fields.resource;
     this.statusCode = fields.statusCode;
     this.reason = fields.reason;
     this.status = fields.status;
@@ -183,35 +325,16 @@ export class RequestError extends Error {
     this.code =
       fields.code ??
       (answered === undefined ? wireCode(fields.cause, fields.kind) : answerCode(answered, fields.reason));
-    this.outcome =
+    this.notFound = this.code === 'OTC_NOT_FOUND' ? (fields.notFound ?? 'other') : undefined;
+    const outcome =
       fields.outcome ??
       (answered === undefined ? wireOutcome(fields.cause) : answerOutcome(answered, fields.status));
+    // A read cannot have written anything, whatever became of it (a 500, a lost connection).
+    this.outcome = outcome === 'unknown' && !mayMutate(step) ? 'refused' : outcome;
     this.timeout = fields.kind === 'timeout' ? (fields.timeout ?? 'request') : undefined;
     if (fields.kind === 'timeout') this.name = 'TimeoutError';
     else if (fields.kind === 'abort') this.name = 'AbortError';
   }
-}
-
-/**
- * The error for a request or a wait that a fired signal ended: a TimeoutError when the signal's
- * reason is one (`AbortSignal.timeout()`), else an AbortError. `after` completes the sentence.
- */
-export function stoppedBy(
-  step: string,
-  target: string,
-  signal: AbortSignal,
-  after = '',
-  cause: unknown = signal.reason,
-  outcome: Outcome = 'unknown',
-): RequestError {
-  const reason: unknown = signal.reason;
-  const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
-  return new RequestError(step, target, `${kind === 'timeout' ? 'timed out' : 'aborted'}${after}`, {
-    cause,
-    kind,
-    outcome,
-    ...(kind === 'timeout' ? { timeout: 'signal' as const } : {}),
-  });
 }
 
 export interface RequestErrorFields {
@@ -223,6 +346,10 @@ export interface RequestErrorFields {
   reason?: string;
   status?: KubernetesStatus;
   cause?: unknown;
+  /** The object the request was about. */
+  resource?: ObjectIdentity | undefined;
+  /** What a 404 says is missing (`'other'` when not given). */
+  notFound?: NotFound | undefined;
   kind?: 'timeout' | 'abort';
   /** With `kind: 'timeout'`: whose limit it was (default `'request'`). */
   timeout?: TimeoutKind;
@@ -237,58 +364,3 @@ export interface RequestErrorFields {
  * ```
  */
 export type TimeoutKind = 'request' | 'signal';
-
-/** Replaces every occurrence of a sensitive value; shorter values than this are not worth hiding. */
-const MIN_SECRET_LENGTH = 4;
-
-/** The shortest start of a secret that a cut may not leave behind. */
-const MIN_SECRET_PREFIX = 8;
-
-/** Hides secrets in a text; one made by `makeRedactor` also lists them, so a cut can check its end. */
-export type Redactor = ((text: string) => string) & { readonly secrets?: readonly string[] };
-
-export function makeRedactor(secrets: Iterable<string>): Redactor {
-  const values = [...new Set(secrets)]
-    .filter((s) => s.length >= MIN_SECRET_LENGTH)
-    .sort((a, b) => b.length - a.length);
-  if (values.length === 0) return (text) => text;
-  const redact = (text: string): string => {
-    let out = text;
-    for (const value of values) out = out.split(value).join('[redacted]');
-    return out;
-  };
-  return Object.assign(redact, { secrets: values });
-}
-
-/**
- * The first `max` characters of an already redacted text. A whole secret cannot survive there,
- * but the cut may fall inside one the redaction missed (a server that echoed it cut or escaped
- * differently): the start of any secret the redactors know that the cut leaves at its end is
- * hidden too.
- */
-export function cutText(text: string, max: number, ...redactors: Redactor[]): string {
-  if (text.length <= max) return text;
-  let cut = text.slice(0, max);
-  for (const secret of redactors.flatMap((r) => r.secrets ?? [])) {
-    for (let n = Math.min(secret.length - 1, cut.length); n >= MIN_SECRET_PREFIX; n--) {
-      if (cut.endsWith(secret.slice(0, n))) {
-        cut = `${cut.slice(0, -n)}[redacted]`;
-        break;
-      }
-    }
-  }
-  return cut;
-}
-
-function redactDeep(value: unknown, redact: Redactor): unknown {
-  if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]));
-  }
-  return value;
-}
-
-export function redactStatus(status: KubernetesStatus, redact: Redactor): KubernetesStatus {
-  return redactDeep(status, redact) as KubernetesStatus;
-}

@@ -37,12 +37,21 @@ import { checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, templateCall, traceOperation } from './connection/tracing.ts';
 
 export { OperationError, RequestError, ValidationError } from './errors.ts';
-export type { KubernetesStatus, OperationFailure, TimeoutKind } from './errors.ts';
+export type {
+  ApplyOperationError,
+  DeleteOperationError,
+  KubernetesStatus,
+  OperationErrorConstructor,
+  OperationFailure,
+  TimeoutKind,
+} from './errors.ts';
 export type {
   ErrorCode,
+  NotFound,
   OperationErrorCode,
   Outcome,
   RequestErrorCode,
+  RequestStep,
   ValidationErrorCode,
 } from './outcome.ts';
 export type {
@@ -57,6 +66,9 @@ export type {
   GetOptions,
   KubernetesObject,
   Missing,
+  ObjectIdentity,
+  ProblemKind,
+  ProblemObject,
   PropagationPolicy,
   ReferenceDeleteOptions,
   ReferenceGetOptions,
@@ -67,6 +79,8 @@ export type {
   TemplateObject,
   TemplateOptions,
   TemplateParameters,
+  ValidationProblem,
+  WarningCode,
   WarningHandler,
 } from './types.ts';
 

@@ -6,7 +6,7 @@ import { openConnection } from './connection/connect.ts';
 import { ClusterConnection } from './connection/connection.ts';
 import { isRecord } from './util/json.ts';
 import {
-  asError,
+  asRequestError,
   contextFor,
   objectPath,
   type OperationContext,
@@ -17,7 +17,13 @@ import {
   withUid,
 } from './operations.ts';
 import { describeRef } from './checks/refs.ts';
-import { OperationError, type OperationFailure, RequestError, ValidationError } from './errors.ts';
+import {
+  OperationError,
+  type OperationFailure,
+  redactProblem,
+  RequestError,
+  ValidationError,
+} from './errors.ts';
 import { managersOf, notOwnedText, ownedBy, replacedText } from './checks/ownership.ts';
 import { render, renderForDelete } from './render.ts';
 import { isTemplateObject, type TemplateSource } from './checks/template-source.ts';
@@ -166,11 +172,11 @@ export async function resolveTargets(
   for (const apiVersion of missing) {
     documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, wait, op.warnings));
   }
-  const { targets, issues, notServed } = checkRenderedObjects(objects, namespace, lookup);
-  if (issues.length > 0)
+  const { targets, problems, notServed } = checkRenderedObjects(objects, namespace, lookup);
+  if (problems.length > 0)
     throw new ValidationError(
       op.operation,
-      issues.map((issue) => op.redact(issue)),
+      problems.map((problem) => redactProblem(problem, op.redact)),
       notServed ? 'OTC_KIND_NOT_SERVED' : badInput,
     );
   return targets;
@@ -215,7 +221,7 @@ export async function deleteOwned(
       if (read.status === 'rejected') throw read.reason;
       results.push(await deleteIfOwned(op, target, read.value, flags));
     } catch (error) {
-      failures.push({ resource: target.ref, error: asError(error) });
+      failures.push({ resource: target.ref, error: asRequestError(error, 'Delete', target.ref) });
     }
   }
   if (failures.length > 0) throw new OperationError('Delete', results, failures);
@@ -253,18 +259,18 @@ async function deleteIfOwned(
   if (live === null) return { ...target.ref, deletion: 'already-gone' };
   const managers = managersOf(live);
   const uid = typeof live.metadata?.uid === 'string' ? live.metadata.uid : undefined;
-  const tell = (text: string): void => {
-    op.connection.notify({ text, operation: 'delete', target: warningTarget(target.ref) }, op.warnings);
+  const tell = (text: string, code: 'OTC_NOT_OWNED' | 'OTC_REPLACED'): void => {
+    op.connection.notify({ text, code, operation: 'delete', target: warningTarget(target.ref) }, op.warnings);
   };
   if (!ownedBy(managers, flags.fieldManager, target.ref)) {
-    tell(notOwnedText(target.ref, flags.fieldManager, managers));
+    tell(notOwnedText(target.ref, flags.fieldManager, managers), 'OTC_NOT_OWNED');
     return { ...target.ref, ...(uid ? { uid } : {}), deletion: 'left-alone', reason: 'not-owned', managers };
   }
   try {
     return { ...(await deleteOne(op, target, flags, uid)), managers };
   } catch (error) {
     if (!(error instanceof RequestError && error.statusCode === 409 && uid !== undefined)) throw error;
-    tell(replacedText(target.ref));
+    tell(replacedText(target.ref), 'OTC_REPLACED');
     return { ...target.ref, deletion: 'left-alone', reason: 'replaced', managers };
   }
 }
@@ -287,7 +293,7 @@ export async function deleteAll(
     try {
       deleted.push(await deleteOne(op, target, flags, flags.useUid ? target.ref.uid : undefined));
     } catch (error) {
-      failures.push({ resource: target.ref, error: asError(error) });
+      failures.push({ resource: target.ref, error: asRequestError(error, 'Delete', target.ref) });
     }
   }
   if (failures.length > 0) throw new OperationError('Delete', deleted, failures);
@@ -318,7 +324,8 @@ export async function deleteOne(
       object: warningTarget(target.ref),
       redact: op.redact,
     });
-    return { ...withUid(target.ref, uidOf(response.body) ?? uid ?? target.ref.uid), deletion: 'deleted' };
+    const deleted = withUid(target.ref, uidOf(response.body) ?? uid ?? target.ref.uid);
+    return { ...deleted, deletion: 'deleted', ...(flags.dryRun === true ? { dryRun: true } : {}) };
   } catch (error) {
     if (error instanceof RequestError && error.statusCode === 404)
       return { ...target.ref, deletion: 'already-gone' };

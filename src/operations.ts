@@ -4,7 +4,8 @@ import { debuglog } from 'node:util';
 import type { Operation, WarningRoute } from './connection/warnings.ts';
 import type { ClusterConnection } from './connection/connection.ts';
 import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from './connection/requests.ts';
-import { OperationError, type Redactor, RequestError, ValidationError } from './errors.ts';
+import { OperationError, type Redactor, redactProblem, RequestError, ValidationError } from './errors.ts';
+import type { RequestStep } from './outcome.ts';
 import type {
   CreatedRef,
   FieldValidation,
@@ -18,9 +19,17 @@ import { isRecord } from './util/json.ts';
 import { normalizeSecret } from './checks/secrets.ts';
 import { describeRef } from './checks/refs.ts';
 import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
-import type { Target } from './validate.ts';
-import type { MissingSchema, SchemaLookup } from './connection/openapi.ts';
-import { checkForApply, withoutServerSet, type ApplyCheck, type TypingProblem } from './schema/index.ts';
+import {
+  type Target,
+  type Untyped,
+  type Verdict,
+  verdicts,
+  verdictProblems,
+  whyUntyped,
+  worthRereading,
+} from './validate.ts';
+import type { SchemaLookup } from './connection/openapi.ts';
+import type { TypingProblem } from './schema/index.ts';
 
 const debug = debuglog('openshift-templates');
 
@@ -87,37 +96,6 @@ export function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef 
   return uid === undefined ? rest : { ...rest, uid };
 }
 
-/** One target's verdict: typed, or why it could not be. */
-type Verdict =
-  | { target: Target; check: ApplyCheck & { kind: 'typed' } }
-  | { target: Target; missing: Untyped; answer?: string | undefined };
-type Untyped = MissingSchema | 'kind';
-
-function verdicts(
-  targets: readonly Target[],
-  schemas: ReadonlyMap<string, SchemaLookup>,
-  mode: FieldValidation,
-): Verdict[] {
-  return targets.map((target) => {
-    const found = schemas.get(target.ref.apiVersion);
-    if (found === undefined) return { target, missing: 'unlisted' };
-    if ('missing' in found) return { target, missing: found.missing, answer: found.answer };
-    const check = checkForApply(found.schema, target.object, mode);
-    return check.kind === 'unknown' ? { target, missing: 'kind' } : { target, check };
-  });
-}
-
-/**
- * Whether the root may be out of date: no schema for the object (a 404 of the root may have been a
- * load balancer's), a kind missing, or anything found.
- */
-function worthRereading(verdict: Verdict): boolean {
-  if ('missing' in verdict) return true;
-  // Server-set metadata is refused whatever the schema says.
-  const typing = (p: TypingProblem): boolean => p.kind !== 'server-set';
-  return verdict.check.refused.some(typing) || verdict.check.removed.some(typing);
-}
-
 /** The schema of each group-version the targets use; `fresh` reads the root again (bounded). */
 function lookupSchemas(
   op: OperationContext,
@@ -151,23 +129,6 @@ async function reread(op: OperationContext, first: Verdict[], mode: FieldValidat
   });
 }
 
-function whyUntyped(missing: Untyped, { apiVersion, kind }: ResourceRef, answer?: string): string {
-  switch (missing) {
-    case 'unpublished':
-      return 'the server does not publish /openapi/v3';
-    case 'unlisted':
-      return `the server's /openapi/v3 lists no document for ${apiVersion}`;
-    case 'unreadable':
-      return `the server's OpenAPI v3 document for ${apiVersion} answered ${answer ?? 'nothing usable'}`;
-    case 'kind':
-      return `the server's OpenAPI v3 document for ${apiVersion} has no type for kind ${kind}`;
-  }
-}
-
-function problemText(ref: ResourceRef, problem: TypingProblem): string {
-  return `${describeRef(ref)}: ${problem.path === '' ? '' : `${problem.path}: `}${problem.reason}`;
-}
-
 /** Under Strict an object without a schema is applied as before, said once per Connection. */
 function tellUntyped(op: OperationContext, ref: ResourceRef, missing: Untyped, answer?: string): void {
   const key = missing === 'kind' ? `${ref.apiVersion} ${ref.kind}` : ref.apiVersion;
@@ -176,6 +137,7 @@ function tellUntyped(op: OperationContext, ref: ResourceRef, missing: Untyped, a
   op.connection.notify(
     {
       text: `${what} are applied without being typed first: ${whyUntyped(missing, ref, answer)}`,
+      code: 'OTC_APPLIED_UNTYPED',
       operation: op.operation,
     },
     op.warnings,
@@ -194,8 +156,10 @@ function tellRemoved(
         ? `server-set field "${problem.path}" removed from ${describeRef(ref)}: kube-apiserver refuses it in an apply body`
         : `unknown field "${problem.path}" removed from ${describeRef(ref)}: the server's ${ref.apiVersion} schema does not declare it`,
     );
-    if (mode === 'Warn')
-      op.connection.notify({ text, operation: op.operation, target: warningTarget(ref) }, op.warnings);
+    // A keyed list's path quotes its key, which may be a Secret-bound value: redacted as the text is.
+    const path = op.redact(problem.path);
+    const about = { code: 'OTC_FIELD_DROPPED', path, target: warningTarget(ref) } as const;
+    if (mode === 'Warn') op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
     else debug('%s: fieldValidation Ignore: %s', op.operation, text);
   }
 }
@@ -217,25 +181,13 @@ export async function typeTargets(
   let found = verdicts(targets, await lookupSchemas(op, targets, false), mode);
   // A kind or field added since the root was read: read it again, once per operation.
   if (found.some(worthRereading)) found = await reread(op, found, mode);
-  const unavailable: string[] = [];
-  const refused: string[] = [];
-  for (const verdict of found) {
-    const { ref } = verdict.target;
-    if ('missing' in verdict) {
-      if (mode !== 'Strict')
-        unavailable.push(
-          `${describeRef(ref)}: fieldValidation "${mode}" drops what the server's schema does not declare, ` +
-            `but ${whyUntyped(verdict.missing, ref, verdict.answer)}`,
-        );
-      // No schema is needed to know what the server refuses in any apply body.
-      else refused.push(...withoutServerSet(verdict.target.object).found.map((p) => problemText(ref, p)));
-    } else refused.push(...verdict.check.refused.map((p) => problemText(ref, p)));
-  }
-  if (unavailable.length + refused.length > 0)
+  const { problems, unavailable, fixableByWarn } = verdictProblems(found, mode);
+  if (problems.length > 0)
     throw new ValidationError(
       op.operation,
-      [...unavailable, ...refused].map((issue) => op.redact(issue)),
-      unavailable.length > 0 ? 'OTC_SCHEMA_UNAVAILABLE' : 'OTC_UNSAFE_OBJECT',
+      problems.map((problem) => redactProblem(problem, op.redact)),
+      unavailable ? 'OTC_SCHEMA_UNAVAILABLE' : 'OTC_UNSAFE_OBJECT',
+      fixableByWarn,
     );
   // Told only now that the objects will be applied: a refusal above applies nothing.
   return found.map((verdict) => {
@@ -271,7 +223,8 @@ export async function applyAll(
       });
       applied.push(written);
     } catch (error) {
-      throw new OperationError('Apply', applied, [{ resource: target.ref, error: asError(error) }]);
+      const failure = asRequestError(error, 'Apply', target.ref);
+      throw new OperationError('Apply', applied, [{ resource: target.ref, error: failure }]);
     }
   }
   return applied;
@@ -299,9 +252,11 @@ export async function write(
   });
   if (post) {
     const text = op.redact(createdByPostText(ref, flags.dryRun));
-    op.connection.notify({ text, operation: op.operation, target: warningTarget(ref) }, op.warnings);
+    const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(ref) } as const;
+    op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
   }
-  return { ...withUid(ref, uidOf(body)), created: code === 201 };
+  // A dry run's UID is one the server made up for an object it did not store: marked as such.
+  return { ...withUid(ref, uidOf(body)), created: code === 201, ...(flags.dryRun ? { dryRun: true } : {}) };
 }
 
 /**
@@ -345,7 +300,7 @@ export async function readOne(op: OperationContext, target: Target): Promise<Kub
       'Get',
       describeRef(target.ref),
       `the live object has UID "${found ?? '(none)'}", not the UID "${expected}" of the reference: it was replaced`,
-      { code: 'OTC_REPLACED', outcome: 'refused' },
+      { code: 'OTC_REPLACED', outcome: 'refused', resource: warningTarget(target.ref) },
     );
   }
   return body as KubernetesObject;
@@ -353,4 +308,20 @@ export async function readOne(op: OperationContext, target: Target): Promise<Kub
 
 export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * A failure of one object's request as the RequestError an OperationFailure holds. Every request
+ * fails with one; anything else is a defect of the library, kept as `cause`, its message not
+ * repeated (it may carry anything).
+ */
+export function asRequestError(error: unknown, step: RequestStep, ref: ResourceRef): RequestError {
+  if (error instanceof RequestError) return error;
+  const detail = 'failed unexpectedly (a defect of the library: please report it)';
+  return new RequestError(step, describeRef(ref), detail, {
+    cause: error,
+    code: 'OTC_UNEXPECTED',
+    outcome: 'unknown',
+    resource: warningTarget(ref),
+  });
 }

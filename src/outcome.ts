@@ -2,6 +2,74 @@
 // anything reach the server (`outcome`), and which kind of problem it was (`code`). Classified
 // here once, from the HTTP status, the server's Status and the wire failure underneath.
 import { isRecord } from './util/json.ts';
+import type { ObjectIdentity } from './types/warnings.ts';
+
+/**
+ * The step a `RequestError` names: connecting (`GET /api/v1`, loading the kubeconfig), discovery,
+ * reading the `/openapi/v3` schema documents, a read (the stored Template, an object), the
+ * processing POST, an apply (its dry run included) and a delete.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.RequestError && error.step === 'Process') console.error('rendering failed:', error.code);
+ * ```
+ */
+export type RequestStep = 'Connect' | 'Discover' | 'Schema' | 'Get' | 'Process' | 'Apply' | 'Delete';
+
+/** The steps that can change what the server holds; the others only read (processing stores nothing). */
+const MUTATING_STEPS: ReadonlySet<RequestStep> = new Set(['Apply', 'Delete']);
+
+/** Whether a request of this step may have changed anything on the server. */
+export function mayMutate(step: RequestStep): boolean {
+  return MUTATING_STEPS.has(step);
+}
+
+/**
+ * What an `OTC_NOT_FOUND` says does not exist, so that a scheduler tells "fix the configuration"
+ * from "already gone" without reading `status.details`:
+ * - `'object'`: the object the request was about (a read, an apply, a delete): it is gone;
+ * - `'template'`: the stored Template to process (its name or `templateNamespace` is wrong);
+ * - `'namespace'`: a namespace the request needs (the target namespace of processing or an apply);
+ * - `'referenced'`: another object the request names (a RoleBinding's Role, a Pod's ServiceAccount);
+ * - `'other'`: a 404 naming nothing of the request (no Status, a path the server does not serve).
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ocp.RequestError && error.notFound === 'object') markGone();
+ * else if (error instanceof ocp.RequestError && error.notFound !== undefined) alertOperator(error.notFound);
+ * ```
+ */
+export type NotFound = 'object' | 'template' | 'namespace' | 'referenced' | 'other';
+
+/** What the request layer knows of a request's object when its answer is a 404. */
+export interface NotFoundContext {
+  /** The object the request is about, as warnings name it. */
+  object?: ObjectIdentity | undefined;
+  /** The request's path, `/api…/namespaces/NS/PLURAL[/NAME]`: the plural a Status names it by. */
+  path?: string | undefined;
+  /** What a 404 naming this request's own object means (default `'object'`). */
+  notFound?: NotFound | undefined;
+}
+
+/** The resource (plural) of a namespaced path, as a Status's `details.kind` names it. */
+function collectionOf(path: string | undefined): string | undefined {
+  const segments = (path ?? '').split('?')[0]?.split('/') ?? [];
+  const at = segments.indexOf('namespaces');
+  return at < 0 ? undefined : segments[at + 2];
+}
+
+/**
+ * Which thing a 404 (or 410) says is missing, from the Status's `details` (kube-apiserver's
+ * NewNotFound names the resource's plural and the name) and the request's own object.
+ */
+export function notFoundOf(status: KubernetesStatus | undefined, request: NotFoundContext): NotFound {
+  const details = isStatus(status) ? status.details : undefined;
+  if (details?.kind === 'namespaces') return 'namespace';
+  const name = details?.name;
+  if (name === undefined || name === '' || request.object === undefined) return 'other';
+  const own = name === request.object.name && details?.kind === collectionOf(request.path);
+  return own ? (request.notFound ?? 'object') : 'referenced';
+}
 
 /**
  * A Kubernetes `Status` body, as the API server sends it with an error.
@@ -75,7 +143,8 @@ export type RequestErrorCode =
   | 'OTC_SERVER_TIMEOUT'
   | 'OTC_UNAVAILABLE'
   | 'OTC_SERVER_ERROR'
-  | 'OTC_HTTP_ERROR';
+  | 'OTC_HTTP_ERROR'
+  | 'OTC_UNEXPECTED';
 
 /**
  * The stable codes of `ValidationError`: bad input the caller must fix (`OTC_INVALID_ARGUMENT`,

@@ -38,7 +38,7 @@ const debug = debuglog('openshift-templates');
  * One object's dry run: the ref it would have (with why it is applied unverified, when its dry
  * run could not be made), or the error the server answered.
  */
-type DryRun = { ref: CreatedRef; unverified?: string } | { error: Error };
+type DryRun = { ref: CreatedRef; unverified?: string } | { error: RequestError };
 
 /** A ref that passes without a dry run's answer; it counts as created, as its write may create it. */
 const unanswered = (target: Target, unverified?: string): DryRun => ({
@@ -92,7 +92,12 @@ interface Wave {
 
 /** Says that an object is applied without its dry run's checks. */
 function tellUnverified(op: OperationContext, target: Target, text: string): void {
-  const warning = { text: op.redact(text), operation: op.operation, target: warningTarget(target.ref) };
+  const warning = {
+    code: 'OTC_DRY_RUN_UNVERIFIED' as const,
+    text: op.redact(text),
+    operation: op.operation,
+    target: warningTarget(target.ref),
+  };
   op.connection.notify(warning, op.warnings);
 }
 
@@ -173,17 +178,19 @@ function checkBatchQuota(
     .filter((_, i) => refs[i]?.created === true)
     .map((t) => ({ group: groupOf(t.ref.apiVersion), resource: t.resource, object: t.object }));
   if (planned.length === 0) return;
-  const tell = (text: string): void => {
-    op.connection.notify({ text: op.redact(text), operation: op.operation }, op.warnings);
+  const tell = (code: 'OTC_QUOTA_EXCEEDED_BY_BATCH' | 'OTC_QUOTA_UNCHECKED', text: string): void => {
+    op.connection.notify({ code, text: op.redact(text), operation: op.operation }, op.warnings);
   };
   if ('unread' in quotas) {
     tell(
+      'OTC_QUOTA_UNCHECKED',
       `the batch's sum against the ResourceQuotas of namespace "${namespace}" was not checked: ${quotas.unread} ` +
         '(list resourcequotas is optional; each object was still checked against quota by its own dry run)',
     );
     return;
   }
-  for (const exceeded of exceededQuotas(quotas.items, planned)) tell(quotaText(namespace, exceeded));
+  for (const exceeded of exceededQuotas(quotas.items, planned))
+    tell('OTC_QUOTA_EXCEEDED_BY_BATCH', quotaText(namespace, exceeded));
 }
 
 /**
@@ -224,7 +231,7 @@ export async function createChecked(
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
   const { refs, deferred } = await waveAndQuotas(op, targets, flags);
-  if (flags.dryRun) return refs;
+  if (flags.dryRun) return refs.map((ref) => ({ ...ref, dryRun: true }));
   return applyAll(op, targets, flags, async (target) => {
     if (!deferred.has(target)) return;
     const again = await dryRun(op, target, flags);

@@ -35,17 +35,20 @@ async function templateOf(
 ): Promise<Record<string, unknown>> {
   const templateNamespace = options.templateNamespace ?? options.namespace;
   const target = `Template "${templateName}" in namespace "${templateNamespace}"`;
+  const object = {
+    apiVersion: 'template.openshift.io/v1',
+    kind: 'Template',
+    name: templateName,
+    namespace: templateNamespace,
+  };
   const { body: stored } = await send(op, {
     method: 'GET',
     path: `${TEMPLATE_API}/namespaces/${segment(templateNamespace)}/templates/${segment(templateName)}`,
     step: 'Get',
     target,
-    object: {
-      apiVersion: 'template.openshift.io/v1',
-      kind: 'Template',
-      name: templateName,
-      namespace: templateNamespace,
-    },
+    object,
+    // Its 404 is the Template's: the configuration names one that is not there.
+    notFound: 'template',
   }).catch((error: unknown) => {
     // The most likely reason for a missing Template: it is stored elsewhere.
     if (options.templateNamespace !== undefined || !isNotFound(error)) throw error;
@@ -58,6 +61,7 @@ async function templateOf(
     throw new RequestError('Get', target, 'the response is not a Template', {
       code: 'OTC_BAD_RESPONSE',
       outcome: 'unknown',
+      resource: object,
     });
   }
   return stored;
@@ -95,10 +99,10 @@ export async function render(
   if (unresolved.length > 0) {
     throw new ValidationError(
       `${op.operation} ${name}`,
-      unresolved.map(
-        (parameter) =>
-          `parameter ${parameter} would be generated at random, so a replay could not name the same objects; give it an explicit value`,
-      ),
+      unresolved.map((parameter) => ({
+        kind: 'parameter' as const,
+        text: `parameter ${parameter} would be generated at random, so a replay could not name the same objects; give it an explicit value`,
+      })),
     );
   }
   const target = `Template "${name}" in namespace "${options.namespace}"`;
@@ -177,7 +181,7 @@ export async function renderForDelete(
     `namespace "${options.namespace}" does not exist, so no object of Template "${nameOf(source)}" ` +
     'can exist there; nothing was deleted';
   debug('%s', text);
-  op.connection.notify({ text, operation: 'delete' }, op.warnings);
+  op.connection.notify({ text, code: 'OTC_NAMESPACE_ABSENT', operation: 'delete' }, op.warnings);
   return undefined;
 }
 
@@ -192,6 +196,8 @@ function notFoundWith(error: RequestError, advice: string): RequestError {
     statusCode: 404,
     code: error.code,
     outcome: error.outcome,
+    resource: error.resource,
+    notFound: error.notFound,
     ...(error.reason ? { reason: error.reason } : {}),
     ...(error.status ? { status: error.status } : {}),
     cause: error,

@@ -1,4 +1,11 @@
-// Public types shared by the modules. Kept apart so that validate.ts stays free of I/O imports.
+// Public types shared by the modules. Kept apart so that validate.ts stays free of I/O imports;
+// the refs and the warnings are in types/, re-exported here.
+import type { ResourceRef } from './types/refs.ts';
+import type { WarningHandler } from './types/warnings.ts';
+
+export type { CreatedRef, DeleteResult, ResourceRef } from './types/refs.ts';
+export type { ObjectIdentity, ServerWarning, WarningCode, WarningHandler } from './types/warnings.ts';
+export type { ProblemKind, ProblemObject, ValidationProblem } from './types/problems.ts';
 
 /**
  * A Kubernetes object as plain JSON.
@@ -22,41 +29,6 @@ export interface KubernetesObject {
     [key: string]: unknown;
   };
   [key: string]: unknown;
-}
-
-/**
- * The identity of one object, as returned by `create()` and accepted by reference-mode `get()`/`delete()`.
- *
- * @example
- * ```ts
- * const ref: ocp.ResourceRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'workers', name: 'w1-config' };
- * const [config] = await ocp.get({ namespace: 'workers', resources: [ref], api });
- * ```
- */
-export interface ResourceRef {
-  apiVersion: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  /** The object's UID; reference-mode `delete()` sends it as a precondition. */
-  uid?: string;
-  /** Set on refs from `create()` (and an Apply `OperationError`'s `resources`): `true` when this call created
-   * the object (the server answered 201), `false` when it already existed and the apply took it over (200).
-   * Under `dryRun`, whether it would have been created. */
-  created?: boolean;
-}
-
-/**
- * A ref from `create()`: `created` is always set.
- *
- * @example
- * ```ts
- * const refs: ocp.CreatedRef[] = await ocp.create('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers', api });
- * const takenOver = refs.filter((r) => !r.created);
- * ```
- */
-export interface CreatedRef extends ResourceRef {
-  created: boolean;
 }
 
 /**
@@ -99,37 +71,6 @@ export type TemplateParameters = Readonly<Record<string, string | number | boole
 export type RequestTimeout = number | { readonly connect: number; readonly read: number };
 
 /**
- * A warning the API server sent with an answer (`Warning: 299 - "..."`): a deprecated API, a Pod Security
- * violation, a dropped or duplicated field. The server's text may quote a parameter value; a value the
- * library never prints (a Secret-bound parameter, Secret data, a credential) is `[redacted]` in it.
- *
- * @example
- * ```ts
- * const log = (w: ocp.ServerWarning): void => console.warn(w.operation, w.target?.kind, w.target?.name, w.text);
- * await ocp.create('worker-template', params, { namespace: 'workers', api, onWarning: log });
- * ```
- */
-export interface ServerWarning {
-  /** The server's text, as it wrote it (values the library must not print are `[redacted]`). */
-  text: string;
-  /** The operation whose request drew the warning. */
-  operation: 'connect' | 'process' | 'create' | 'get' | 'delete';
-  /** The object whose request drew it, when the request was about one object. */
-  target?: { apiVersion: string; kind: string; name: string; namespace: string };
-}
-
-/**
- * Receives each server warning; see {@link ServerWarning}.
- *
- * @example
- * ```ts
- * const onWarning: ocp.WarningHandler = (w) => console.warn(`[${w.operation}] ${w.target?.name ?? ''}: ${w.text}`);
- * const api = await ocp.connect({ onWarning });
- * ```
- */
-export type WarningHandler = (warning: ServerWarning) => void;
-
-/**
  * Where `connect()` takes credentials from, TLS verification and the default request timeout.
  *
  * @example
@@ -165,9 +106,10 @@ export interface ConnectOptions {
    */
   http2?: boolean | undefined;
   /**
-   * Receives every server warning of this Connection's requests (an operation's own `onWarning`
-   * wins for that operation). Without one, each distinct text is emitted once per Connection as a
-   * Node.js process warning of type `ServerWarning`.
+   * Receives every warning of this Connection's requests, the server's and the library's. An
+   * operation's own `onWarning` replaces it for that operation (only one is called; chain them in
+   * the operation's handler to have both). Without either, each distinct text is emitted once per
+   * Connection as a Node.js process warning of type `ServerWarning`, its code the warning's `code`.
    */
   onWarning?: WarningHandler | undefined;
 }
@@ -189,7 +131,10 @@ export interface CommonOptions {
   requestTimeout?: RequestTimeout | undefined;
   /** Cancels the whole operation. */
   signal?: AbortSignal | undefined;
-  /** Receives the server warnings of this operation's requests; wins over `connect()`'s. */
+  /**
+   * Receives the warnings of this operation's requests instead of `connect()`'s handler, which is
+   * then not called for them (call it from this one to chain them).
+   */
   onWarning?: WarningHandler | undefined;
 }
 
@@ -307,24 +252,6 @@ export interface DeleteOptions extends TemplateOptions {
    * with the read UID as a precondition, and leave the others alone. `'any'`: delete by name.
    */
   ownership?: 'manager' | 'any' | undefined;
-}
-
-/**
- * One object of a `delete()` result: its ref and what the delete did with it.
- *
- * @example
- * ```ts
- * const results: ocp.DeleteResult[] = await ocp.delete('worker-template', params, { ...job, api });
- * for (const r of results) if (r.deletion === 'left-alone') console.warn(r.name, r.reason, r.managers);
- * ```
- */
-export interface DeleteResult extends ResourceRef {
-  /** `'deleted'` now (`uid`: the deleted object's), `'already-gone'` (404), or `'left-alone'`. */
-  deletion: 'deleted' | 'already-gone' | 'left-alone';
-  /** Why left alone: `'not-owned'` (`uid`: the object's) or `'replaced'` (409 on the read UID). */
-  reason?: 'not-owned' | 'replaced' | undefined;
-  /** `ownership: 'manager'`: the object's managedFields entries, as the server records them. */
-  managers?: { manager: string; operation: 'Apply' | 'Update'; subresource?: string }[] | undefined;
 }
 
 /**

@@ -5,8 +5,19 @@ import { isRecord } from './util/json.ts';
 import { nameProblem } from './checks/names.ts';
 import { closest } from './checks/suggest.ts';
 import { parameterText } from './checks/parameters.ts';
-import { identityKey, type Issues } from './checks/refs.ts';
+import { identityKey } from './checks/refs.ts';
 import type { KubernetesObject, ResourceRef, TemplateParameters } from './types.ts';
+import type { FieldValidation } from './types.ts';
+import type { ProblemKind, ProblemObject, ValidationProblem } from './types/problems.ts';
+import type { MissingSchema, SchemaLookup } from './connection/openapi.ts';
+import { describeRef } from './checks/refs.ts';
+import {
+  checkForApply,
+  withoutServerSet,
+  type ApplyCheck,
+  type GroupVersionSchema,
+  type TypingProblem,
+} from './schema/index.ts';
 
 /** Template metadata kept in the copy sent for processing; what the server set (uid, resourceVersion, ...) is dropped. */
 const KEPT_TEMPLATE_METADATA = ['name', 'labels', 'annotations'];
@@ -28,8 +39,8 @@ export function prepareTemplate(
   template: Record<string, unknown>,
   parameters: TemplateParameters | undefined,
   labels?: Readonly<Record<string, string>>,
-): { template: Record<string, unknown>; issues: Issues } {
-  const issues: Issues = [];
+): { template: Record<string, unknown>; issues: ValidationProblem[] } {
+  const issues: ValidationProblem[] = [];
   // Only the metadata and the parameters change; the objects go out as stored, so they are shared
   // rather than deep-copied (a burst of jobs copies the Template once per job).
   const metadata = isRecord(template.metadata) ? template.metadata : {};
@@ -51,14 +62,14 @@ export function prepareTemplate(
   for (const [name, value] of Object.entries(parameters ?? {})) {
     const parameter = byName.get(name);
     if (!parameter || name === '') {
-      issues.push(undeclared(name, names));
+      issues.push({ kind: 'parameter', text: undeclared(name, names) });
       continue;
     }
     parameter.value = parameterText(value);
     delete parameter.generate;
     delete parameter.from;
   }
-  issues.push(...missingRequired(declared));
+  issues.push(...missingRequired(declared).map((text) => ({ kind: 'parameter' as const, text })));
   return { template: copy, issues };
 }
 
@@ -121,6 +132,21 @@ function notAMap(value: unknown): string | undefined {
   return Array.isArray(value) ? 'list' : typeof value;
 }
 
+/** The identity a rendered object gives, as far as it gives one, and its place in the output. */
+function problemObject(raw: Record<string, unknown>, index: number, namespace: string): ProblemObject {
+  const metadata = isRecord(raw.metadata) ? raw.metadata : {};
+  const text = (value: unknown): string | undefined =>
+    typeof value === 'string' && value !== '' ? value : undefined;
+  const found = {
+    apiVersion: text(raw.apiVersion),
+    kind: text(raw.kind),
+    namespace: text(metadata.namespace) ?? namespace,
+    name: text(metadata.name),
+  };
+  const given = Object.entries(found).filter(([, v]) => v !== undefined);
+  return { index, ...Object.fromEntries(given) };
+}
+
 /**
  * Checks every rendered object and reports every problem: identity present and stable, kind
  * served and namespaced, namespace the target, no duplicates. Returns the targets when clean, and
@@ -130,36 +156,41 @@ export function checkRenderedObjects(
   objects: readonly unknown[],
   namespace: string,
   lookup: KindLookup,
-): { targets: Target[]; issues: Issues; notServed: boolean } {
-  const issues: Issues = [];
+): { targets: Target[]; problems: ValidationProblem[]; notServed: boolean } {
+  const problems: ValidationProblem[] = [];
   const targets: Target[] = [];
   let notServed = false;
   const seen = new Map<string, number>();
   objects.forEach((raw, index) => {
     if (!isRecord(raw)) {
-      issues.push(`object ${index + 1} is not an object`);
+      problems.push({ kind: 'identity', text: `object ${index + 1} is not an object`, object: { index } });
       return;
     }
     const label = objectLabel(raw, index);
-    const before = issues.length;
+    const object = problemObject(raw, index, namespace);
+    const say = (kind: ProblemKind, text: string): void => {
+      problems.push({ kind, text, object });
+    };
+    const before = problems.length;
     const metadata = isRecord(raw.metadata) ? raw.metadata : {};
     const { apiVersion, kind } = raw;
     const name = metadata.name;
-    if (typeof apiVersion !== 'string' || apiVersion === '') issues.push(`${label} has no apiVersion`);
-    if (typeof kind !== 'string' || kind === '') issues.push(`${label} has no kind`);
+    if (typeof apiVersion !== 'string' || apiVersion === '') say('identity', `${label} has no apiVersion`);
+    if (typeof kind !== 'string' || kind === '') say('identity', `${label} has no kind`);
     const metadataType = notAMap(raw.metadata);
-    if (metadataType !== undefined) issues.push(`${label}: .metadata: expected map, got ${metadataType}`);
+    if (metadataType !== undefined) say('identity', `${label}: .metadata: expected map, got ${metadataType}`);
     else if (typeof name !== 'string' || name === '')
-      issues.push(`${label} has no metadata.name (a stable name is required)`);
+      say('name', `${label} has no metadata.name (a stable name is required)`);
     else if (typeof apiVersion === 'string' && typeof kind === 'string') {
       const problem = nameProblem(apiVersion, kind, name, namespace);
-      if (problem) issues.push(`${label}: metadata.name "${name}" ${problem}`);
+      if (problem) say('name', `${label}: metadata.name "${name}" ${problem}`);
     }
     if (metadata.generateName !== undefined)
-      issues.push(`${label} uses metadata.generateName, which cannot be replayed`);
+      say('generate-name', `${label} uses metadata.generateName, which cannot be replayed`);
     const objectNamespace = metadata.namespace;
     if (objectNamespace !== undefined && objectNamespace !== '' && objectNamespace !== namespace) {
-      issues.push(
+      say(
+        'namespace',
         `${label} is aimed at namespace ${JSON.stringify(objectNamespace)}, not the target namespace "${namespace}"`,
       );
     }
@@ -168,25 +199,135 @@ export function checkRenderedObjects(
     const found = lookup(apiVersion, kind);
     if (!found) {
       notServed = true;
-      issues.push(`${label}: kind ${kind} in ${apiVersion} is not served by the cluster`);
+      say('not-served', `${label}: kind ${kind} in ${apiVersion} is not served by the cluster`);
     } else if (!found.namespaced)
-      issues.push(`${label}: ${kind} is cluster-scoped; only namespaced objects are allowed`);
-    if (issues.length > before || !found || typeof name !== 'string') return;
+      say('cluster-scoped', `${label}: ${kind} is cluster-scoped; only namespaced objects are allowed`);
+    if (problems.length > before || !found || typeof name !== 'string') return;
     const ref: ResourceRef = { apiVersion, kind, namespace, name };
     const key = identityKey(ref);
     const first = seen.get(key);
     if (first !== undefined) {
-      issues.push(`${label} repeats the identity of object ${first + 1}`);
+      say('duplicate', `${label} repeats the identity of object ${first + 1}`);
       return;
     }
     seen.set(key, index);
-    const object = { ...raw, metadata: { ...metadata, namespace } } as KubernetesObject;
-    targets.push({ ref, resource: found.resource, object });
+    const rendered = { ...raw, metadata: { ...metadata, namespace } } as KubernetesObject;
+    targets.push({ ref, resource: found.resource, object: rendered });
   });
-  return { targets, issues, notServed };
+  return { targets, problems, notServed };
 }
 
 export function checkProcessedTemplate(body: unknown): { objects: unknown[] } | undefined {
   if (!isRecord(body) || body.kind !== 'Template' || !Array.isArray(body.objects)) return undefined;
   return { objects: body.objects as unknown[] };
+}
+
+/** One target's verdict: typed, or why it could not be. */
+export type Verdict =
+  | { target: Target; check: ApplyCheck & { kind: 'typed' }; schema: GroupVersionSchema }
+  | { target: Target; missing: Untyped; answer?: string | undefined };
+export type Untyped = MissingSchema | 'kind';
+
+/** Types each target against its group-version's schema, as `mode` will apply it. */
+export function verdicts(
+  targets: readonly Target[],
+  schemas: ReadonlyMap<string, SchemaLookup>,
+  mode: FieldValidation,
+): Verdict[] {
+  return targets.map((target) => {
+    const found = schemas.get(target.ref.apiVersion);
+    if (found === undefined) return { target, missing: 'unlisted' };
+    if ('missing' in found) return { target, missing: found.missing, answer: found.answer };
+    const check = checkForApply(found.schema, target.object, mode);
+    return check.kind === 'unknown' ? { target, missing: 'kind' } : { target, check, schema: found.schema };
+  });
+}
+
+/**
+ * Whether the root may be out of date: no schema for the object (a 404 of the root may have been a
+ * load balancer's), a kind missing, or anything found.
+ */
+export function worthRereading(verdict: Verdict): boolean {
+  if ('missing' in verdict) return true;
+  // Server-set metadata is refused whatever the schema says.
+  const typing = (p: TypingProblem): boolean => p.kind !== 'server-set';
+  return verdict.check.refused.some(typing) || verdict.check.removed.some(typing);
+}
+
+/** Why an object cannot be typed, in words. */
+export function whyUntyped(missing: Untyped, { apiVersion, kind }: ResourceRef, answer?: string): string {
+  switch (missing) {
+    case 'unpublished':
+      return 'the server does not publish /openapi/v3';
+    case 'unlisted':
+      return `the server's /openapi/v3 lists no document for ${apiVersion}`;
+    case 'unreadable':
+      return `the server's OpenAPI v3 document for ${apiVersion} answered ${answer ?? 'nothing usable'}`;
+    case 'kind':
+      return `the server's OpenAPI v3 document for ${apiVersion} has no type for kind ${kind}`;
+  }
+}
+
+/** structured-merge-diff's kinds of problem, as a ValidationError names them. */
+const PROBLEM_KINDS: Readonly<Record<TypingProblem['kind'], ProblemKind>> = {
+  undeclared: 'undeclared',
+  'server-set': 'server-set',
+  type: 'type',
+  list: 'keyed-list',
+  decode: 'conversion',
+  schema: 'no-type',
+};
+
+function typingProblem(target: Target, index: number, problem: TypingProblem): ValidationProblem {
+  const { ref } = target;
+  const text = `${describeRef(ref)}: ${problem.path === '' ? '' : `${problem.path}: `}${problem.reason}`;
+  const object = { index, ...identityOf(ref) };
+  return {
+    kind: PROBLEM_KINDS[problem.kind],
+    text,
+    object,
+    ...(problem.path === '' ? {} : { path: problem.path }),
+  };
+}
+
+/** Whether Warn would type every object Strict refused: all have a schema and Warn refuses nothing. */
+function warnWouldPass(found: readonly Verdict[]): boolean {
+  return found.every((v) => {
+    if ('missing' in v) return false;
+    const check = checkForApply(v.schema, v.target.object, 'Warn');
+    return check.kind === 'typed' && check.refused.length === 0;
+  });
+}
+
+function identityOf(ref: ResourceRef): Omit<ProblemObject, 'index'> {
+  return { apiVersion: ref.apiVersion, kind: ref.kind, namespace: ref.namespace, name: ref.name };
+}
+
+/**
+ * What the verdicts refuse, as problems: under Warn or Ignore an object without a schema (nothing
+ * can be dropped without one), and whatever `mode` does not apply. `fixableByWarn` says whether a
+ * Strict refusal would pass under Warn.
+ */
+export function verdictProblems(
+  found: readonly Verdict[],
+  mode: FieldValidation,
+): { problems: ValidationProblem[]; unavailable: boolean; fixableByWarn: boolean } {
+  const unavailable: ValidationProblem[] = [];
+  const refused: ValidationProblem[] = [];
+  for (const [index, verdict] of found.entries()) {
+    const { target } = verdict;
+    const typing = (p: TypingProblem): ValidationProblem => typingProblem(target, index, p);
+    if ('missing' in verdict) {
+      if (mode !== 'Strict') {
+        const why = whyUntyped(verdict.missing, target.ref, verdict.answer);
+        const text = `${describeRef(target.ref)}: fieldValidation "${mode}" drops what the server's schema does not declare, but ${why}`;
+        unavailable.push({ kind: 'schema-unavailable', text, object: { index, ...identityOf(target.ref) } });
+      }
+      // No schema is needed to know what the server refuses in any apply body.
+      else refused.push(...withoutServerSet(target.object).found.map(typing));
+    } else refused.push(...verdict.check.refused.map(typing));
+  }
+  const problems = [...unavailable, ...refused];
+  const fixableByWarn = mode === 'Strict' && problems.length > 0 && warnWouldPass(found);
+  return { problems, unavailable: unavailable.length > 0, fixableByWarn };
 }

@@ -145,7 +145,7 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
   if (issues.length > 0) throw new ValidationError('connect', issues);
   const signal = options.signal;
   const target = options.kubeconfig ? `kubeconfig "${options.kubeconfig}"` : 'the default kubeconfig';
-  if (signal?.aborted) throw abortedBeforeSending('Connect', target, signal);
+  if (signal?.aborted) throw abortedBeforeSending({ step: 'Connect', target }, signal);
   const { k8s, undici } = await loadClientNode();
   const kc = loadKubeConfig(k8s, options);
   if (options.verifySsl === false) withoutTlsVerification(kc);

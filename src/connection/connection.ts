@@ -6,7 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
 import { Credentials } from './credentials.ts';
 import { OpenApiSchemas, refusedAsUntyped } from './openapi.ts';
-import { RequestError, stoppedBy } from '../errors.ts';
+import { RequestError } from '../errors.ts';
 import {
   abortedBeforeSending,
   closedBeforeSending,
@@ -14,6 +14,7 @@ import {
   deadlineError,
   statusError,
   transportError,
+  stoppedBy,
 } from './failures.ts';
 import { overloadHint, retryDelay, shouldRetry } from './retry.ts';
 import type { ClientNode, Undici } from '../util/runtime.ts';
@@ -233,7 +234,7 @@ export class ClusterConnection implements Connection {
   async request(request: ApiRequest): Promise<ApiResponse> {
     const timeouts = request.timeout ?? this.timeouts;
     if (this.closed) throw closedBeforeSending(request);
-    if (request.signal?.aborted) throw abortedBeforeSending(request.step, request.target, request.signal);
+    if (request.signal?.aborted) throw abortedBeforeSending(request, request.signal);
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     let answer: Answer;
@@ -297,7 +298,7 @@ export class ClusterConnection implements Connection {
         request.step,
         request.target,
         `${answer.code}: the response is not a JSON object`,
-        { statusCode: answer.code, code: 'OTC_BAD_RESPONSE', outcome: 'unknown' },
+        { statusCode: answer.code, code: 'OTC_BAD_RESPONSE', outcome: 'unknown', resource: request.object },
       );
     }
     return { code: answer.code, body, ...etag };
@@ -334,10 +335,8 @@ export class ClusterConnection implements Connection {
       const text = this.#credentials.redact(request.redact ? request.redact(raw) : raw);
       debug('%s %s warning %s %s: %s', request.method, request.path, request.step, request.target, text);
       const operation = request.warnings?.operation ?? 'connect';
-      this.#warnings.deliver(
-        { text, operation, ...(request.object ? { target: request.object } : {}) },
-        request.warnings,
-      );
+      const about = request.object ? { target: request.object } : {};
+      this.#warnings.deliver({ text, code: 'OTC_SERVER_WARNING', operation, ...about }, request.warnings);
     }
   }
 
@@ -350,8 +349,9 @@ export class ClusterConnection implements Connection {
       await sleep(ms, undefined, { signal: wake });
     } catch (error) {
       const waiting = ' while waiting to retry after 429 TooManyRequests';
+      const { step, target, object } = request;
       if (request.signal?.aborted)
-        throw stoppedBy(request.step, request.target, request.signal, waiting, error, 'not-sent');
+        throw stoppedBy(step, target, request.signal, waiting, error, 'not-sent', object);
       if (this.closed)
         throw closedBeforeSending(request, `${waiting.trim()}; the request was not sent again`);
       throw error;

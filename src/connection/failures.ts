@@ -1,13 +1,15 @@
 // How a failed request is told to the caller: a RequestError that names the step and target, says
 // in words what happened, and whether a mutation's outcome is unknown.
-import { cutText, type Redactor, redactStatus, RequestError, stoppedBy } from '../errors.ts';
+import { cutText, type Redactor, redactStatus, RequestError } from '../errors.ts';
+import { notFoundOf, type NotFoundContext, type Outcome, type RequestStep } from '../outcome.ts';
+import type { ObjectIdentity } from '../types.ts';
 import { isRecord } from '../util/json.ts';
 
 /** What the request layer knows of a request when it fails. */
-export interface FailedRequest {
+export interface FailedRequest extends NotFoundContext {
   method: string;
-  /** The request's label in errors and debug lines: `Connect`, `Discover`, `Get`, `Process`, `Apply`, `Delete`. */
-  step: string;
+  /** The request's label in errors and debug lines. */
+  step: RequestStep;
   target: string;
   redact?: Redactor | undefined;
 }
@@ -77,6 +79,7 @@ export function transportError(
   const fail = (detail: string, kind?: 'timeout'): RequestError =>
     new RequestError(request.step, request.target, `${detail}${outcome}`, {
       cause: error,
+      resource: request.object,
       ...(kind ? { kind } : {}),
     });
   if (codes.includes('OTC_CONNECTION_CLOSED')) return fail('the Connection was closed');
@@ -85,6 +88,7 @@ export function transportError(
   if (refused)
     return new RequestError(request.step, request.target, `${refused.message}; nothing was sent`, {
       cause: error,
+      resource: request.object,
     });
   if (codes.some((c) => CONNECT_TIMEOUT_CODES.has(c))) {
     const stage = withCode(error, 'OTC_CONNECT_TIMEOUT')?.stage;
@@ -93,17 +97,19 @@ export function transportError(
       request.step,
       request.target,
       `connect timed out after ${limits.connect} ms${detail}`,
-      { cause: error, kind: 'timeout' },
+      { cause: error, kind: 'timeout', resource: request.object },
     );
   }
   if (codes.some((c) => READ_TIMEOUT_CODES.has(c)))
     return fail(`read timed out after ${limits.read} ms`, 'timeout');
-  if (signal?.aborted) return stoppedBy(request.step, request.target, signal, outcome, error);
+  if (signal?.aborted)
+    return stoppedBy(request.step, request.target, signal, outcome, error, 'unknown', request.object);
   if (chainHas(error, (e) => e.name === 'TimeoutError')) return fail('timed out', 'timeout');
   if (chainHas(error, (e) => e.name === 'AbortError'))
     return new RequestError(request.step, request.target, `aborted${outcome}`, {
       cause: error,
       kind: 'abort',
+      resource: request.object,
     });
   const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0];
   const text = error instanceof Error ? error.message : String(error);
@@ -128,12 +134,13 @@ export function credentialsError(
   signal: AbortSignal | undefined,
   closed: boolean,
 ): RequestError {
-  const { step, target } = request;
+  const { step, target, object: resource } = request;
   const waiting = withCode(error, 'OTC_EXEC_NOT_ANSWERED');
   if (!waiting) {
     const detail = error instanceof Error ? error.message : String(error);
     return new RequestError(step, target, `could not get credentials, so nothing was sent: ${detail}`, {
       cause: error,
+      resource,
     });
   }
   // Waiting for credentials comes before the request: whatever ended the wait, nothing was sent.
@@ -143,14 +150,15 @@ export function credentialsError(
       cause: error,
       code: 'OTC_CONNECTION_CLOSED',
       outcome: 'not-sent',
+      resource,
     });
-  if (signal?.aborted) return stoppedBy(step, target, signal, before, error, 'not-sent');
+  if (signal?.aborted) return stoppedBy(step, target, signal, before, error, 'not-sent', resource);
   const limit = limits.connect + limits.read;
   return new RequestError(
     step,
     target,
     `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${before}`,
-    { cause: error, kind: 'timeout', outcome: 'not-sent' },
+    { cause: error, kind: 'timeout', outcome: 'not-sent', resource },
   );
 }
 
@@ -161,13 +169,17 @@ export function deadlineError(error: unknown, request: FailedRequest, limits: Li
     request.step,
     request.target,
     `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${unknownOutcome(request)}`,
-    { cause: error, kind: 'timeout' },
+    { cause: error, kind: 'timeout', resource: request.object },
   );
 }
 
 /** The signal had fired before anything was sent: nothing reached the server. */
-export function abortedBeforeSending(step: string, target: string, signal: AbortSignal): RequestError {
-  return stoppedBy(step, target, signal, ' before the request was sent', signal.reason, 'not-sent');
+export function abortedBeforeSending(
+  request: Pick<FailedRequest, 'step' | 'target' | 'object'>,
+  signal: AbortSignal,
+): RequestError {
+  const { step, target, object } = request;
+  return stoppedBy(step, target, signal, ' before the request was sent', signal.reason, 'not-sent', object);
 }
 
 /** close() came first: nothing of this request was sent. */
@@ -178,6 +190,7 @@ export function closedBeforeSending(
   return new RequestError(request.step, request.target, `the Connection was closed ${when}`, {
     code: 'OTC_CONNECTION_CLOSED',
     outcome: 'not-sent',
+    resource: request.object,
   });
 }
 
@@ -210,12 +223,47 @@ export function statusError(
       request.step,
       request.target,
       `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`,
-      { statusCode: code, ...(reason ? { reason } : {}), status },
+      { statusCode: code, ...(reason ? { reason } : {}), status, ...about(request, status) },
     );
   }
   const text =
     typeof body === 'string'
       ? cutText(redact(body.trim()), QUOTED_BODY, redact, credentials)
       : 'no Status in the response';
-  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, { statusCode: code });
+  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, {
+    statusCode: code,
+    ...about(request, undefined),
+  });
+}
+
+/** The object of a refused request, and which thing a 404 of it says is missing. */
+function about(
+  request: FailedRequest,
+  status: Parameters<typeof notFoundOf>[0],
+): { resource: FailedRequest['object']; notFound: ReturnType<typeof notFoundOf> } {
+  return { resource: request.object, notFound: notFoundOf(status, request) };
+}
+
+/**
+ * The error for a request or a wait that a fired signal ended: a TimeoutError when the signal's
+ * reason is one (`AbortSignal.timeout()`), else an AbortError. `after` completes the sentence.
+ */
+export function stoppedBy(
+  step: RequestStep,
+  target: string,
+  signal: AbortSignal,
+  after = '',
+  cause: unknown = signal.reason,
+  outcome: Outcome = 'unknown',
+  resource?: ObjectIdentity,
+): RequestError {
+  const reason: unknown = signal.reason;
+  const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
+  return new RequestError(step, target, `${kind === 'timeout' ? 'timed out' : 'aborted'}${after}`, {
+    cause,
+    kind,
+    outcome,
+    resource,
+    ...(kind === 'timeout' ? { timeout: 'signal' as const } : {}),
+  });
 }

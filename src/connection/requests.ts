@@ -1,7 +1,7 @@
 // What one request to the API server is: its shape, its answer, its limits, and how its path and
 // body are written and read. ClusterConnection (connection.ts) sends it.
 import { MAX_TIMEOUT_MS } from '../checks/arguments.ts';
-import type { RequestTimeout, ServerWarning } from '../types.ts';
+import type { RequestTimeout } from '../types.ts';
 import type { FailedRequest } from './failures.ts';
 import type { WarningRoute } from './warnings.ts';
 
@@ -31,8 +31,6 @@ export interface ApiRequest extends FailedRequest {
   signal?: AbortSignal | undefined;
   /** The operation the request belongs to and its warning handler; default: `connect`, the Connection's. */
   warnings?: WarningRoute | undefined;
-  /** The object the request is about, named in its warnings. */
-  object?: ServerWarning['target'];
   /** A 2xx answer with an empty body is `body: undefined` instead of a bad response. */
   emptyAnswerOk?: boolean;
 }

@@ -1,7 +1,9 @@
 // Answers a Connection keeps per key (discovery per group-version, the OpenAPI v3 root): one shared
 // request per key, which no single caller's signal can cancel, and a bounded fetch again after a
 // miss, as client-go's deferred discovery mapper does.
-import { RequestError, stoppedBy } from '../errors.ts';
+import { RequestError } from '../errors.ts';
+import { stoppedBy } from './failures.ts';
+import type { RequestStep } from '../outcome.ts';
 import { waitFor } from '../util/wait.ts';
 import type { WarningRoute } from './warnings.ts';
 
@@ -24,7 +26,7 @@ export interface CallerWait {
 
 export class SharedAnswers<T> {
   readonly #entries = new Map<string, Entry<T>>();
-  readonly #step: string;
+  readonly #step: RequestStep;
   readonly #fetch: (key: string, route: WarningRoute | undefined) => Promise<T>;
   readonly #keep: boolean;
   readonly #target: (key: string) => string;
@@ -36,7 +38,7 @@ export class SharedAnswers<T> {
    * (the caller keeps it elsewhere). `target` names a key in that error (default: the key).
    */
   constructor(
-    step: string,
+    step: RequestStep,
     fetch: (key: string, route: WarningRoute | undefined) => Promise<T>,
     { keep = true, target = (key) => key }: { keep?: boolean; target?: (key: string) => string } = {},
   ) {

@@ -86,6 +86,6 @@ export class WarningSink {
     if (this.#emitted.has(warning.text)) return;
     if (this.#emitted.size >= REMEMBERED) this.#emitted.delete(this.#emitted.values().next().value ?? '');
     this.#emitted.add(warning.text);
-    globalThis.process.emitWarning(warning.text, { type: 'ServerWarning', code: 'OTC_SERVER_WARNING' });
+    globalThis.process.emitWarning(warning.text, { type: 'ServerWarning', code: warning.code });
   }
 }

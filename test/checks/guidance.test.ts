@@ -29,7 +29,7 @@ test('a delete into a namespace that does not exist returns [] and says so throu
     { namespace: 'worker', templateNamespace: 'infra', api, onWarning: (w) => seen.push(w) },
   );
   expect(deleted).toEqual([]);
-  expect(seen).toEqual([{ text: MISSING_NAMESPACE, operation: 'delete' }]);
+  expect(seen).toEqual([{ text: MISSING_NAMESPACE, code: 'OTC_NAMESPACE_ABSENT', operation: 'delete' }]);
 });
 
 test('without a handler, the same delete is a process warning naming the namespace', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { currentContext, type KubeClient } from '../../scripts/cluster/kube.ts';
 import { AUDIT_LOG_EXTENSION } from '../../scripts/check-target.ts';
+import { instance } from '../helpers.ts';
 
 const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG ?? '';
 const NAMESPACE = 'workers';
@@ -110,7 +111,7 @@ describe.skipIf(clusterKubeconfig === '')('#34 item 7: a 500 InternalError from 
     expect(error).toBeInstanceOf(ocp.OperationError);
     const failed = error as ocp.OperationError;
     expect(failed.resources.map((r) => r.name)).toEqual(['ie-first']);
-    const failure = failed.failures[0]?.error as ocp.RequestError;
+    const failure = instance(failed.failures[0]?.error, ocp.RequestError);
     expect([failure.statusCode, failure.reason, failure.outcome, failure.code]).toEqual([
       500,
       'InternalError',

@@ -92,8 +92,8 @@ export async function outcomeOf(api: ocp.Connection | undefined, objects: unknow
     if (!(error instanceof ocp.OperationError)) throw error;
     const failures = error.failures.map((f): [string, number | undefined, string] => [
       f.resource.name,
-      f.error instanceof ocp.RequestError ? f.error.statusCode : undefined,
-      f.error instanceof ocp.RequestError ? (f.error.status?.message ?? '') : f.error.message,
+      f.error.statusCode,
+      f.error.status?.message ?? '',
     ]);
     return {
       warnings,

@@ -49,6 +49,7 @@ test('several warnings per header field, in several fields, with quotes, commas 
   expect(seen).toEqual(
     ['first, with a comma', 'say "hi"', 'a \\ backslash', 'with an agent and a date'].map((text) => ({
       text,
+      code: 'OTC_SERVER_WARNING',
       operation: 'process',
       target: {
         apiVersion: 'template.openshift.io/v1',
@@ -76,9 +77,10 @@ test("the operation's handler wins over connect()'s; connect()'s gets the rest",
     namespace: 'workers',
   };
   // The pre-flight's dry run is answered as the write is, warnings included: both reach the handler.
-  expect(fromOperation.seen).toEqual(Array(2).fill({ text: deprecation, operation: 'create', target: dc }));
+  const fromServer = { text: deprecation, code: 'OTC_SERVER_WARNING' };
+  expect(fromOperation.seen).toEqual(Array(2).fill({ ...fromServer, operation: 'create', target: dc }));
   // The delete reads the object before deleting it: both answers carry the warning.
-  expect(fromConnect.seen).toEqual(Array(2).fill({ text: deprecation, operation: 'delete', target: dc }));
+  expect(fromConnect.seen).toEqual(Array(2).fill({ ...fromServer, operation: 'delete', target: dc }));
 });
 
 test('without a handler: each distinct text once per Connection, as a process warning', async () => {

@@ -173,7 +173,7 @@ describe('a server without /openapi/v3', () => {
   test('Strict applies as before, saying once per Connection and group-version that nothing was typed', async () => {
     const h = await fresh({ openapiV3: false });
     const untyped = (seen: ocp.ServerWarning[]): ocp.ServerWarning[] =>
-      seen.filter((w) => w.text.includes('applied without being typed first'));
+      seen.filter((w) => w.code === 'OTC_APPLIED_UNTYPED');
     for (const names of [
       ['u-1', 'u-2'],
       ['u-3', 'u-4'],
@@ -185,7 +185,9 @@ describe('a server without /openapi/v3', () => {
       // One for v1 (the ConfigMap and the Secret), one for kubevirt.io/v1 (the VirtualMachine).
       expect(said).toHaveLength(2);
       expect(new Set(said.map((w) => w.text)).size).toBe(2);
-      for (const warning of said) expect(warning).toEqual({ operation: 'create', text: warning.text });
+      for (const warning of said)
+        expect(warning).toEqual({ code: 'OTC_APPLIED_UNTYPED', operation: 'create', text: warning.text });
+      expect(said.every((w) => w.text.includes('applied without being typed first'))).toBe(true);
       for (const name of names) {
         expect(h.sim.getObject('kubevirt.io/v1', 'VirtualMachine', 'workers', name)).toBeDefined();
       }

@@ -246,24 +246,28 @@ describe('Warn', () => {
     );
     expect(refs.map((r) => r.name)).toEqual(CORPUS_REFUSED.map((o) => (o.metadata as { name: string }).name));
     expectStoredWithoutUndeclared(namespace);
-    const unknown = seen.filter((w) => w.text.includes('unknown field'));
+    const unknown = seen.filter((w) => w.code === 'OTC_FIELD_DROPPED');
     expect(unknown).toHaveLength(UNDECLARED.length);
     for (const [apiVersion, kind, name, path] of UNDECLARED) {
       expect(unknown).toContainEqual({
+        code: 'OTC_FIELD_DROPPED',
+        path,
         operation: 'create',
         target: { apiVersion, kind, name, namespace },
         text: expect.stringContaining(`unknown field "${path}"`) as string,
       });
     }
     expect(unknown).toContainEqual({
+      code: 'OTC_FIELD_DROPPED',
+      path: '.spec.triggers',
       operation: 'create',
       target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nodejs-example', namespace },
       text: `unknown field ".spec.triggers" removed from Deployment "nodejs-example" in namespace "workers": the server's apps/v1 schema does not declare it`,
     });
     // The server's own, on the DeploymentConfig's pre-flight dry run and on its write.
-    expect(seen.filter((w) => !w.text.includes('unknown field')).map((w) => w.text)).toEqual([
-      DC_DEPRECATION,
-      DC_DEPRECATION,
+    expect(seen.filter((w) => w.code !== 'OTC_FIELD_DROPPED')).toEqual([
+      expect.objectContaining({ code: 'OTC_SERVER_WARNING', text: DC_DEPRECATION }),
+      expect.objectContaining({ code: 'OTC_SERVER_WARNING', text: DC_DEPRECATION }),
     ]);
     // The stored Template and what process() renders keep every field.
     expect(h.sim.getObject('template.openshift.io/v1', 'Template', 'infra', 'corpus-refused')).toEqual(
@@ -293,6 +297,7 @@ describe('Warn', () => {
     } finally {
       process.off('warning', listen);
     }
+    expect(emitted.map((w) => (w as Error & { code?: string }).code)).toEqual(['OTC_FIELD_DROPPED']);
     expect(emitted.map((w) => w.message)).toEqual([
       `unknown field ".id" removed from Route "lonely" in namespace "workers": the server's route.openshift.io/v1 schema does not declare it`,
     ]);

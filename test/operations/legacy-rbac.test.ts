@@ -63,9 +63,14 @@ afterAll(async () => {
 });
 
 const LEGACY = 'authorization.openshift.io/v1';
-const warned = (): { texts: string[]; onWarning: ocp.WarningHandler } => {
+const warned = (): { texts: string[]; codes: string[]; onWarning: ocp.WarningHandler } => {
   const texts: string[] = [];
-  return { texts, onWarning: (w) => texts.push(`${w.operation} ${w.target?.name ?? ''}: ${w.text}`) };
+  const codes: string[] = [];
+  const onWarning: ocp.WarningHandler = (w) => {
+    texts.push(`${w.operation} ${w.target?.name ?? ''}: ${w.text}`);
+    codes.push(w.code);
+  };
+  return { texts, codes, onWarning };
 };
 const posted = (kind: string, name: string, done = 'was created'): string =>
   `create ${name}: ${kind} "${name}" in namespace "workers" ${done} with a POST: openshift-apiserver cannot create ${LEGACY} ${kind} objects by server-side apply, which answered 404`;
@@ -79,7 +84,10 @@ async function roundTrip(template: string, params: ocp.TemplateParameters, optio
   const { fieldValidation: _typing, ...common } = options;
   const live = await ocp.get(template, params, common);
   const deleted = await ocp.delete(template, params, common);
-  return { refs, replayed, live, deleted, firstWarnings: first.texts, replayWarnings: second.texts };
+  return {
+    ...{ refs, replayed, live, deleted, firstCodes: first.codes },
+    ...{ firstWarnings: first.texts, replayWarnings: second.texts },
+  };
 }
 
 describe('Templates with legacy RBAC kinds round-trip', () => {
@@ -123,6 +131,7 @@ describe('Templates with legacy RBAC kinds round-trip', () => {
       `${LEGACY} Role true`,
       `${LEGACY} RoleBinding true`,
     ]);
+    expect(run.firstCodes).toEqual(Array(4).fill('OTC_CREATED_BY_POST'));
     expect(run.firstWarnings).toEqual([
       posted('Role', 'tool_reader'),
       posted('RoleBinding', 'tool_read'),

@@ -108,8 +108,8 @@ describe('another owner', () => {
     expect(reads.map((e) => e.status).sort()).toEqual([200, 200, 404]);
     expect(Math.max(...reads.map((e) => e.seq))).toBeLessThan(deletes[0]?.seq ?? 0);
     // Said so, about that object, naming its manager.
-    expect(warnings.map((w) => [w.operation, w.target?.kind, w.target?.name])).toEqual([
-      ['delete', 'Secret', 'job-31-credentials'],
+    expect(warnings.map((w) => [w.code, w.operation, w.target?.kind, w.target?.name])).toEqual([
+      ['OTC_NOT_OWNED', 'delete', 'Secret', 'job-31-credentials'],
     ]);
     expect(warnings[0]?.text).toContain('"kubectl-create"');
 
@@ -170,7 +170,10 @@ describe('between the read and the DELETE', () => {
     const readUid = uidOf('v1', 'ConfigMap', 'job-33-config');
     let replacementUid: string | undefined;
     // Told about the VM (deleted first), the ConfigMap is replaced before its own DELETE is sent.
-    const onWarning = (): void => {
+    const codes: [ocp.WarningCode, string | undefined][] = [];
+    const onWarning = (w: ocp.ServerWarning): void => {
+      codes.push([w.code, w.target?.kind]);
+      if (codes.length > 1) return;
       seedConfigMap('job-33-config', { a: 'b' }, 'someone-else');
       replacementUid = uidOf('v1', 'ConfigMap', 'job-33-config');
     };
@@ -182,6 +185,10 @@ describe('between the read and the DELETE', () => {
       ['ConfigMap', 'left-alone', 'replaced'],
     ]);
     expect(results[2]?.managers).toEqual([{ manager: 'mini-scheduler', operation: 'Apply' }]);
+    expect(codes).toEqual([
+      ['OTC_NOT_OWNED', 'VirtualMachine'],
+      ['OTC_REPLACED', 'ConfigMap'],
+    ]);
     expect(replacementUid).not.toBe(readUid);
     expect(uidOf('v1', 'ConfigMap', 'job-33-config')).toBe(replacementUid);
     const last = h.sim.log.filter((e) => e.method === 'DELETE').at(-1);

@@ -177,7 +177,7 @@ describe('pure validation under hostile input', () => {
           for (const [name, value] of Object.entries(overrides)) {
             if (!names.has(name) || name === '') {
               const undeclared = `parameter ${JSON.stringify(name)} is not declared by the Template; `;
-              expect(issues.some((issue) => issue.startsWith(undeclared))).toBe(true);
+              expect(issues.some((issue) => issue.text.startsWith(undeclared))).toBe(true);
               continue;
             }
             const target = copied.findLast((p) => p.name === name);
@@ -189,10 +189,12 @@ describe('pure validation under hostile input', () => {
             expect(target).not.toHaveProperty('generate');
             expect(target).not.toHaveProperty('from');
           }
-          for (const issue of issues)
-            expect(issue).toMatch(
+          for (const issue of issues) {
+            expect(issue.kind).toBe('parameter');
+            expect(issue.text).toMatch(
               /^parameter (".*" is not declared by the Template; .*|.* is required by the Template and has no value: give it one)$/s,
             );
+          }
           expect(Array.isArray(unresolvedGenerators(copy))).toBe(true);
           prototypesIntact();
           checked += 1;
@@ -243,8 +245,8 @@ describe('pure validation under hostile input', () => {
     };
     fc.assert(
       fc.property(fc.array(fc.oneof(object, fc.anything({ maxDepth: 2 })), { maxLength: 6 }), (objects) => {
-        const { targets, issues } = checkRenderedObjects(objects, 'workers', lookup);
-        if (issues.length === 0) {
+        const { targets, problems } = checkRenderedObjects(objects, 'workers', lookup);
+        if (problems.length === 0) {
           expect(targets).toHaveLength(objects.length);
           for (const t of targets) {
             expect(t.object.metadata?.namespace).toBe('workers');
