@@ -21,6 +21,7 @@ import {
   successStatus,
   type Status,
 } from './status.ts';
+import { withCanonicalQuantities } from './quantity.ts';
 import type { Schema } from './typed-fields.ts';
 import { isNoOpUpdate, updatedObject } from './update.ts';
 
@@ -58,6 +59,16 @@ export class ObjectStore {
   #nextVersion(): string {
     this.#resourceVersion += 1;
     return String(this.#resourceVersion);
+  }
+
+  /**
+   * A copy of an object as its kind's Go type holds it: a built-in kind's Quantities in canonical
+   * form (quantity.ts); a custom resource's object as it is.
+   */
+  #decoded(info: ResourceInfo, object: JsonObject): JsonObject {
+    const schema = this.#schemaOf(info);
+    const copy = structuredClone(object);
+    return schema ? (withCanonicalQuantities(schema, copy) as JsonObject) : copy;
   }
 
   namespaceExists(namespace: string): boolean {
@@ -117,7 +128,7 @@ export class ObjectStore {
   create(info: ResourceInfo, namespace: string, body: unknown, options: WriteOptions): JsonObject {
     if (!isObject(body)) throw badRequest('the body of the request was in an unknown format');
     this.#requireNamespace(info, namespace);
-    const object = structuredClone(body);
+    const object = this.#decoded(info, body);
     checkBody(info, namespace, object, undefined);
     const metadata = meta(object);
     let name = str(metadata.name);
@@ -156,10 +167,12 @@ export class ObjectStore {
     checkBody(info, namespace, config, name);
     const key = this.#key(info, namespace, name);
     const live = this.#objects.get(key);
-    const result = appliedObject(info, namespace, name, live, config, {
+    const applied = appliedObject(info, namespace, name, live, config, {
       ...options,
       schema: this.#schemaOf(info),
     });
+    // The merged object passes through the kind's Go type after structured-merge-diff.
+    const result = this.#decoded(info, applied);
     checkAppliedIdentity(info, name, config, live);
     const hadStringData = isObject(config.stringData);
     if (!live) {
@@ -202,7 +215,7 @@ export class ObjectStore {
     };
     merge(merged, patch);
     // The patched object is decoded into the kind's type before anything else (handlers/patch.go).
-    const result = options.decode ? options.decode(merged) : merged;
+    const result = this.#decoded(info, options.decode ? options.decode(merged) : merged);
     foldStringData(info, result);
     // What the patch changed, as decoded: fields dropped while decoding are nobody's.
     meta(result).managedFields = updatedManagers(info, live, result, options.fieldManager, {
@@ -230,7 +243,7 @@ export class ObjectStore {
   ): JsonObject {
     const key = this.#key(info, namespace, name);
     const live = this.#objects.get(key);
-    const object = isObject(body) ? structuredClone(body) : body;
+    const object = isObject(body) ? this.#decoded(info, body) : body;
     if (isObject(object)) foldStringData(info, object);
     const result = updatedObject(
       info,

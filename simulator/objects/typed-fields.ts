@@ -29,6 +29,8 @@ import {
 export interface Schema {
   table: TypeTable;
   type: TypeRef;
+  /** A built-in kind's objects pass through its Go types; a custom resource's do not. */
+  builtIn?: boolean;
 }
 
 export const UNTYPED_SCHEMA: Schema = { table: { types: {}, kinds: {} }, type: UNTYPED };
