@@ -210,7 +210,10 @@ export function updatedManagers(
   options: { schema?: Schema | undefined; subresource?: string | undefined } = {},
 ): ManagedFieldsEntry[] {
   const { subresource } = options;
-  const changes = compare(options.schema ?? UNTYPED_SCHEMA, live ?? {}, result, true);
+  const schema = options.schema ?? UNTYPED_SCHEMA;
+  // A built-in kind's objects are Go values, where a struct field is never absent; a custom
+  // resource's are plain maps, where every map is added with its first field.
+  const changes = compare(schema, live ?? {}, result, schema.builtIn === true);
   const changed = ownable(union(changes.modified, changes.added), subresource);
   const entry = managedEntry(info, manager, 'Update', changed, subresource);
   const sameIdentity = (m: ManagedFieldsEntry): boolean =>

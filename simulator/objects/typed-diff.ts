@@ -116,9 +116,9 @@ export interface Comparison {
 }
 
 /**
- * compare.go Compare of `lhs` (before) and `rhs` (after). With `goStructs` (an update, whose
- * objects kube-apiserver holds as Go values), a struct is never added or removed as a whole:
- * a struct field of a Go type is there in its zero value, as a Go map or slice is not.
+ * compare.go Compare of `lhs` (before) and `rhs` (after). With `goStructs` (an update of a built-in
+ * kind, whose objects kube-apiserver holds as Go values) a struct field is never added or removed
+ * as a whole, as a Go struct is there in its zero value where a Go map or slice is not.
  */
 export function compare(schema: Schema, lhs: Value, rhs: Value, goStructs = false): Comparison {
   const result: Comparison = { added: [], removed: [], modified: [] };
@@ -143,8 +143,9 @@ export function compare(schema: Schema, lhs: Value, rhs: Value, goStructs = fals
       const map = walked.map;
       const [left, right] = [(l ?? {}) as JsonObject, (r ?? {}) as JsonObject];
       for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
-        const named = isNamedField(map, key) && resolveType(schema.table, entryType(map, key)).map?.fields;
-        walk(entryType(map, key), left[key], right[key], [...path, fieldElement(key)], named !== undefined);
+        const struct =
+          isNamedField(map, key) && resolveType(schema.table, entryType(map, key)).map?.fields !== undefined;
+        walk(entryType(map, key), left[key], right[key], [...path, fieldElement(key)], struct);
       }
     }
     if (path.length === 0 || (goStructs && struct)) return;

@@ -83,3 +83,70 @@ test('entries are in the server order: Apply before Update, whatever came first'
     ['kubectl-create', 'Update'],
   ]);
 });
+
+test("a create adds every map of a custom resource, but not a built-in kind's structs", async () => {
+  const vm = {
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'VirtualMachine',
+    metadata: { name: 'added-maps', labels: { x: 'y' } },
+    spec: {
+      runStrategy: 'Halted',
+      template: { metadata: { labels: { a: 'b' } }, spec: { domain: { devices: {} } } },
+    },
+  };
+  const created = await call(sim, 'POST', `${VM}?fieldManager=creator`, { body: vm });
+  expect(created.status).toBe(201);
+  // As kube-apiserver 1.34 records it (the real tier): a custom resource is a plain map there.
+  expect(summary(created.json)).toEqual([
+    [
+      'creator',
+      'Update',
+      null,
+      {
+        'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } },
+        'f:spec': {
+          '.': {},
+          'f:runStrategy': {},
+          'f:template': {
+            '.': {},
+            'f:metadata': { '.': {}, 'f:labels': { '.': {}, 'f:a': {} } },
+            'f:spec': { '.': {}, 'f:domain': { '.': {}, 'f:devices': {} } },
+          },
+        },
+      },
+    ],
+  ]);
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'added-maps' },
+    spec: {
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'main', image: 'x' }] } },
+    },
+  };
+  const path = '/apis/apps/v1/namespaces/workers/deployments?fieldManager=creator';
+  const built = await call(sim, 'POST', path, { body: deployment });
+  expect(built.status).toBe(201);
+  expect(summary(built.json)).toEqual([
+    [
+      'creator',
+      'Update',
+      null,
+      {
+        'f:spec': {
+          'f:selector': {},
+          'f:template': {
+            'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } },
+            'f:spec': {
+              'f:containers': {
+                '.': {},
+                'k:{"name":"main"}': { '.': {}, 'f:name': {}, 'f:image': {} },
+              },
+            },
+          },
+        },
+      },
+    ],
+  ]);
+});
