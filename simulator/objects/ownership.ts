@@ -89,13 +89,11 @@ function withoutNulls(value: Json): Json {
   );
 }
 
-/** What an apply merges: the configuration without status and the metadata the server sets. */
+/** The configuration without status and the metadata the server sets: what an apply owns. */
 function appliedConfiguration(config: JsonObject): JsonObject {
-  const { status, ...rest } = withoutNulls(config) as JsonObject;
+  const { status, ...rest } = config;
   if (isObject(rest.metadata)) {
-    rest.metadata = Object.fromEntries(
-      Object.entries(rest.metadata).filter(([k]) => !SERVER_METADATA.has(k)),
-    );
+    rest.metadata = Object.fromEntries(Object.entries(rest.metadata).filter(([k]) => !SERVER_METADATA.has(k)));
   }
   return rest;
 }
@@ -139,8 +137,11 @@ export function appliedObject(
   const mine = managers.find((m) => m.manager === options.fieldManager && m.operation === 'Apply');
   // Each other manager's owned paths, decoded once: pruning, conflicts and ownership all read them.
   const others = new Map(managers.filter((m) => m !== mine).map((m) => [m, fromFieldsV1(m.fieldsV1)]));
-  const applied = appliedConfiguration(config);
-  const owned = ownable(toFieldSet(schema, applied));
+  const configuration = appliedConfiguration(config);
+  // A null is owned, as on a cluster, but not stored: a cluster's decoding makes it the Go type's
+  // zero value or default, which the simulator does not model.
+  const owned = ownable(toFieldSet(schema, configuration));
+  const applied = withoutNulls(configuration) as JsonObject;
   const identity = { name, ...(info.namespaced ? { namespace } : {}) };
   const base = live ?? {
     apiVersion: config.apiVersion ?? null,

@@ -201,3 +201,20 @@ test("a RoleBinding's roleRef is one field; its subjects list is atomic", async 
   expect(answer.status).toBe(201);
   expect(owned(answer.json).a).toEqual({ 'f:roleRef': {}, 'f:subjects': {} });
 });
+
+test('a null in an applied configuration is owned, as on a cluster, and not stored', async () => {
+  const path = '/api/v1/namespaces/workers/configmaps/merge-nulls';
+  const config = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'merge-nulls', creationTimestamp: null, labels: null },
+    data: { a: null, b: 'x' },
+  };
+  const answer = await apply(sim, path, config, 'a');
+  expect(answer.status).toBe(201);
+  expect(owned(answer.json).a).toEqual({
+    'f:data': { 'f:a': {}, 'f:b': {} },
+    'f:metadata': { 'f:labels': {} },
+  });
+  expect(answer.json.data).toEqual({ b: 'x' });
+});
