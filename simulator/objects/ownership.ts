@@ -1,7 +1,7 @@
-// Field ownership (metadata.managedFields) as the API server's field manager keeps it: the object
-// a server-side apply makes, with each manager's fields and the conflicts that stop an apply, and
-// the fields a merge patch takes over (k8s.io/apiserver pkg/endpoints/handlers/fieldmanager).
-import { groupVersionOf } from '../discovery/resources.ts';
+// Server-side apply as the API server's field manager runs it (k8s.io/apiserver
+// pkg/endpoints/handlers/fieldmanager, structured-merge-diff merge/update.go Updater.Apply): the
+// object an apply makes, with each manager's fields and the conflicts that stop an apply. What an
+// update records is managers.ts.
 import type { ResourceInfo } from '../types.ts';
 import { foldStringData } from './body.ts';
 import {
@@ -27,6 +27,7 @@ import {
 } from './field-paths.ts';
 import { compare, merge } from './typed-diff.ts';
 import { removeItems, type Schema, toFieldSet, UNTYPED_SCHEMA, withNamedFields } from './typed-fields.ts';
+import { entriesOf, managedEntry, ownable } from './managers.ts';
 import { StatusError } from './status.ts';
 
 interface Conflict {
@@ -55,29 +56,6 @@ function conflictMessage(conflicts: { label: string; path: Path }[]): string {
   return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
 }
 
-export function managedEntry(
-  info: ResourceInfo,
-  manager: string,
-  operation: 'Apply' | 'Update',
-  paths: readonly Path[],
-  subresource?: string,
-): ManagedFieldsEntry {
-  return {
-    manager,
-    operation,
-    apiVersion: groupVersionOf(info),
-    time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    fieldsType: 'FieldsV1',
-    fieldsV1: toFieldsV1(paths),
-    ...(subresource === undefined ? {} : { subresource }),
-  };
-}
-
-function entriesOf(object: JsonObject | undefined): ManagedFieldsEntry[] {
-  const entries = object ? meta(object).managedFields : undefined;
-  return Array.isArray(entries) ? (entries as unknown as ManagedFieldsEntry[]) : [];
-}
-
 /** A copy without nulls: the simulator stores, and owns, no null a configuration carries. */
 function withoutNulls(value: Json): Json {
   if (Array.isArray(value)) return value.filter((v) => v !== null).map(withoutNulls);
@@ -93,25 +71,11 @@ function withoutNulls(value: Json): Json {
 function appliedConfiguration(config: JsonObject): JsonObject {
   const { status, ...rest } = config;
   if (isObject(rest.metadata)) {
-    rest.metadata = Object.fromEntries(Object.entries(rest.metadata).filter(([k]) => !SERVER_METADATA.has(k)));
+    rest.metadata = Object.fromEntries(
+      Object.entries(rest.metadata).filter(([k]) => !SERVER_METADATA.has(k)),
+    );
   }
   return rest;
-}
-
-/**
- * apiserver fieldmanager internal/stripmeta.go: the type and identity fields and the metadata the
- * server sets are nobody's; status is owned through the status subresource only (the strategies'
- * reset fields).
- */
-function ownable(paths: readonly Path[], subresource?: string): Path[] {
-  const metadata = fieldElement('metadata');
-  return paths.filter((p) => {
-    if (subresource === 'status') return p[0] === fieldElement('status');
-    if (p.length === 1 && ['apiVersion', 'kind', 'metadata', 'status'].map(fieldElement).includes(p[0] ?? ''))
-      return false;
-    if (p[0] === fieldElement('status')) return false;
-    return !(p[0] === metadata && [...SERVER_METADATA].map(fieldElement).includes(p[1] ?? ''));
-  });
 }
 
 /** What kept the named fields of an object through an apply: its type and identity fields. */
@@ -193,45 +157,4 @@ export function appliedObject(
   if (newManagers.length > 0) meta(result).managedFields = sortedManagers(newManagers) as unknown as Json;
   else delete meta(result).managedFields;
   return result;
-}
-
-/**
- * The managedFields after an update (a create, a PUT or a merge patch, of the main resource or of
- * `subresource`) turned `live` (nothing, for a create) into `result`, as Updater.Update records
- * it: `manager` owns what changed or was added, every other manager loses those fields, fields
- * removed are nobody's, and managers left owning nothing are dropped. One entry per manager,
- * operation, apiVersion and subresource, as the server keys them
- * (managedfields/internal/buildmanagerinfo.go).
- */
-export function updatedManagers(
-  info: ResourceInfo,
-  live: JsonObject | undefined,
-  result: JsonObject,
-  manager: string,
-  options: { schema?: Schema | undefined; subresource?: string | undefined } = {},
-): ManagedFieldsEntry[] {
-  const { subresource } = options;
-  const schema = options.schema ?? UNTYPED_SCHEMA;
-  // A built-in kind's objects are Go values, where a struct field is never absent; a custom
-  // resource's are plain maps, where every map is added with its first field.
-  const changes = compare(schema, live ?? {}, result, schema.builtIn === true);
-  const changed = ownable(union(changes.modified, changes.added), subresource);
-  const entry = managedEntry(info, manager, 'Update', changed, subresource);
-  const sameIdentity = (m: ManagedFieldsEntry): boolean =>
-    m.manager === manager &&
-    m.operation === 'Update' &&
-    m.apiVersion === entry.apiVersion &&
-    m.subresource === subresource;
-  const entries = entriesOf(live);
-  const mine = entries.find(sameIdentity);
-  const managers = entries
-    .filter((m) => m !== mine)
-    .map((m) => {
-      const paths = fromFieldsV1(m.fieldsV1);
-      const kept = difference(difference(paths, changed), changes.removed);
-      return sameSet(kept, paths) ? m : { ...m, fieldsV1: toFieldsV1(kept) };
-    });
-  const owned = union(difference(mine ? fromFieldsV1(mine.fieldsV1) : [], changes.removed), changed);
-  if (owned.length > 0) managers.push({ ...entry, fieldsV1: toFieldsV1(owned) });
-  return sortedManagers(managers.filter((m) => Object.keys(m.fieldsV1).length > 0));
 }

@@ -10,7 +10,8 @@ import { checkBody, foldStringData, specChanged } from './body.ts';
 import { checkImmutable } from './immutable.ts';
 import { meta, str } from './fields.ts';
 import { isObject, type Json, type JsonObject, sameValue } from './fields.ts';
-import { appliedObject, updatedManagers } from './ownership.ts';
+import { updatedManagers } from './managers.ts';
+import { appliedObject } from './ownership.ts';
 import {
   alreadyExists,
   badRequest,

@@ -6,7 +6,7 @@
 import { groupVersionOf } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
 import { isObject, type Json, type JsonObject, meta, sameValue, str } from './fields.ts';
-import { updatedManagers } from './ownership.ts';
+import { updatedManagers } from './managers.ts';
 import type { Schema } from './typed-fields.ts';
 import { badRequest, conflict, invalid, notFound } from './status.ts';
 
