@@ -27,8 +27,9 @@ export function fieldName(element: string): string | undefined {
   return element.startsWith('f:') ? element.slice(2) : undefined;
 }
 
+/** A path as one string, for sets: elements never hold a NUL (names and keys are JSON text). */
 export function pathKey(path: Path): string {
-  return JSON.stringify(path);
+  return path.join('\u0000');
 }
 
 /** A path as structured-merge-diff prints it in a conflict: `.spec.ports[port=80,protocol="TCP"]`. */
@@ -71,26 +72,38 @@ export function hasMember(set: readonly Path[], element: string): boolean {
   return set.some((p) => p.length === 1 && p[0] === element);
 }
 
-export function toFieldsV1(paths: readonly Path[]): JsonObject {
-  const root: JsonObject = {};
-  const members: JsonObject[] = [];
+/** A set as a tree: each element once, marked where a path of the set ends. */
+export interface SetNode {
+  member: boolean;
+  children: Map<string, SetNode>;
+}
+
+// serialize.go: a member with children writes its own `.` entry before them.
+function written(node: SetNode): JsonObject {
+  const out: JsonObject = node.member && node.children.size > 0 ? { '.': {} } : {};
+  for (const [element, child] of node.children) out[element] = written(child);
+  return out;
+}
+
+export function setTree(paths: readonly Path[]): SetNode {
+  const root: SetNode = { member: false, children: new Map() };
   for (const path of paths) {
     let node = root;
     for (const element of path) {
-      if (!isObject(node[element])) node[element] = {};
-      node = node[element];
+      let child = node.children.get(element);
+      if (!child) {
+        child = { member: false, children: new Map() };
+        node.children.set(element, child);
+      }
+      node = child;
     }
-    members.push(node);
-  }
-  // serialize.go writes a member's own `.` entry before its children.
-  for (const node of members) {
-    const children = Object.entries(node);
-    if (children.length === 0 || Object.hasOwn(node, '.')) continue;
-    for (const [key] of children) Reflect.deleteProperty(node, key);
-    node['.'] = {};
-    for (const [key, child] of children) node[key] = child;
+    node.member = true;
   }
   return root;
+}
+
+export function toFieldsV1(paths: readonly Path[]): JsonObject {
+  return written(setTree(paths));
 }
 
 export function fromFieldsV1(fields: Json | undefined): Path[] {

@@ -174,25 +174,30 @@ export function canonicalQuantity(value: string | number): string | undefined {
 
 /**
  * A built-in kind's object as its Go type writes it back: every value whose schema type is
- * `io.k8s.apimachinery.pkg.api.resource.Quantity` in canonical form. A custom resource's object
- * is not decoded into Go types, so `builtIn` false leaves it as it is.
+ * `io.k8s.apimachinery.pkg.api.resource.Quantity` made canonical, in place. A custom resource's
+ * object is not decoded into Go types, so `builtIn` false leaves it as it is.
  *
  * @example
- * const stored = withCanonicalQuantities(schema, pod); // a container's cpu "0.5" is now "500m"
+ * canonicaliseQuantities(schema, pod); // a container's cpu "0.5" is now "500m"
  */
-export function withCanonicalQuantities(schema: Schema & { builtIn?: boolean }, value: Json): Json {
-  if (schema.builtIn !== true) return value;
+export function canonicaliseQuantities(schema: Schema & { builtIn?: boolean }, value: Json): void {
+  if (schema.builtIn !== true) return;
   const walk = (node: Json, ref: TypeRef | undefined): Json => {
     const def = resolveType(schema.table, ref);
     if (def.format === 'quantity' && (typeof node === 'string' || typeof node === 'number'))
       return canonicalQuantity(node) ?? node;
     const atom = atomOf(def, node);
-    if (Array.isArray(node)) return atom.list ? node.map((item) => walk(item, atom.list?.elements)) : node;
-    if (!isObject(node) || !atom.map) return node;
-    const map = atom.map;
-    const out: Record<string, Json> = {};
-    for (const [key, child] of Object.entries(node)) setOwn(out, key, walk(child, entryType(map, key)));
-    return out;
+    if (Array.isArray(node) && atom.list) {
+      const elements = atom.list.elements;
+      node.forEach((item, index) => (node[index] = walk(item, elements)));
+    } else if (isObject(node) && atom.map) {
+      const map = atom.map;
+      for (const [key, child] of Object.entries(node)) {
+        const written = walk(child, entryType(map, key));
+        if (written !== child) setOwn(node, key, written);
+      }
+    }
+    return node;
   };
-  return walk(value, schema.type);
+  walk(value, schema.type);
 }

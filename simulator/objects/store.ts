@@ -22,7 +22,7 @@ import {
   successStatus,
   type Status,
 } from './status.ts';
-import { withCanonicalQuantities } from './quantity.ts';
+import { canonicaliseQuantities } from './quantity.ts';
 import type { Schema } from './typed-fields.ts';
 import { isNoOpUpdate, updatedObject } from './update.ts';
 
@@ -69,7 +69,8 @@ export class ObjectStore {
   #decoded(info: ResourceInfo, object: JsonObject): JsonObject {
     const schema = this.#schemaOf(info);
     const copy = structuredClone(object);
-    return schema ? (withCanonicalQuantities(schema, copy) as JsonObject) : copy;
+    if (schema) canonicaliseQuantities(schema, copy);
+    return copy;
   }
 
   namespaceExists(namespace: string): boolean {
@@ -168,12 +169,10 @@ export class ObjectStore {
     checkBody(info, namespace, config, name);
     const key = this.#key(info, namespace, name);
     const live = this.#objects.get(key);
-    const applied = appliedObject(info, namespace, name, live, config, {
-      ...options,
-      schema: this.#schemaOf(info),
-    });
-    // The merged object passes through the kind's Go type after structured-merge-diff.
-    const result = this.#decoded(info, applied);
+    const schema = this.#schemaOf(info);
+    const result = appliedObject(info, namespace, name, live, config, { ...options, schema });
+    // The merged object (a new one) passes through the kind's Go type after structured-merge-diff.
+    if (schema) canonicaliseQuantities(schema, result);
     checkAppliedIdentity(info, name, config, live);
     const hadStringData = isObject(config.stringData);
     if (!live) {

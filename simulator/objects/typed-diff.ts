@@ -53,7 +53,7 @@ function mergeList(schema: Schema, list: ListDef, lhs: Json[], rhs: Json[]): Jso
   const merged = new Set<string>();
   const out: Json[] = [];
   const take = (element: string): void => {
-    const item = merge(schema, list.elements, leftItems.get(element), rightItems.get(element));
+    const item = mergeShared(schema, list.elements, leftItems.get(element), rightItems.get(element));
     if (item !== undefined) out.push(item);
   };
   for (let l = 0, r = 0; l < left.length || r < right.length;) {
@@ -75,7 +75,7 @@ function mergeList(schema: Schema, list: ListDef, lhs: Json[], rhs: Json[]): Jso
     }
     if (le !== undefined) {
       if (!rightItems.has(le)) {
-        const item = merge(schema, list.elements, left[l]?.[1], undefined);
+        const item = mergeShared(schema, list.elements, left[l]?.[1], undefined);
         if (item !== undefined) out.push(item);
         l++;
         continue;
@@ -92,20 +92,26 @@ function mergeList(schema: Schema, list: ListDef, lhs: Json[], rhs: Json[]): Jso
   return out;
 }
 
-/** typed.go Merge: `rhs` (an applied configuration) over `lhs` (the live object). */
-export function merge(schema: Schema, ref: TypeRef | undefined, lhs: Value, rhs: Value): Value {
-  if (rhs === undefined) return lhs === undefined ? undefined : structuredClone(lhs);
-  if (lhs === undefined) return structuredClone(rhs);
+// The merge of two values, sharing their unchanged parts with them: merge() copies the result.
+function mergeShared(schema: Schema, ref: TypeRef | undefined, lhs: Value, rhs: Value): Value {
+  if (rhs === undefined) return lhs;
+  if (lhs === undefined) return rhs;
   const walked = granular(schema, ref, lhs, rhs);
   if (walked?.list) return mergeList(schema, walked.list, lhs as Json[], rhs as Json[]);
-  if (!walked?.map) return structuredClone(rhs);
+  if (!walked?.map) return rhs;
   const [left, right] = [lhs as JsonObject, rhs as JsonObject];
   const out: JsonObject = {};
   for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
-    const value = merge(schema, entryType(walked.map, key), left[key], right[key]);
+    const value = mergeShared(schema, entryType(walked.map, key), left[key], right[key]);
     if (value !== undefined) setOwn(out, key, value);
   }
   return out;
+}
+
+/** typed.go Merge: `rhs` (an applied configuration) over `lhs` (the live object), a new value. */
+export function merge(schema: Schema, ref: TypeRef | undefined, lhs: Value, rhs: Value): Value {
+  const merged = mergeShared(schema, ref, lhs, rhs);
+  return merged === undefined ? undefined : structuredClone(merged);
 }
 
 /** compare.go's Comparison: fields only the new value has, only the old one has, and changed. */

@@ -22,6 +22,8 @@ import {
   keyedElement,
   type Path,
   setElement,
+  type SetNode,
+  setTree,
   union,
 } from './field-paths.ts';
 
@@ -127,23 +129,24 @@ export function toFieldSet(schema: Schema, value: Json): Path[] {
 
 /** fieldpath/set.go EnsureNamedFieldsAreMembers: a struct field with members below is one too. */
 export function withNamedFields(schema: Schema, set: readonly Path[]): Path[] {
-  const out: Path[] = [...set];
-  for (const path of set) {
-    let def = resolveType(schema.table, schema.type);
-    for (let depth = 0; depth < path.length - 1; depth++) {
-      const element = path[depth] ?? '';
+  const out: Path[] = [];
+  const walk = (node: SetNode, def: TypeDef, path: Path): void => {
+    for (const [element, child] of node.children) {
       const name = fieldName(element);
-      if (name !== undefined && def.map) {
-        if (isNamedField(def.map, name)) out.push(path.slice(0, depth + 1));
-        def = resolveType(schema.table, entryType(def.map, name));
-      } else if (name === undefined && def.list) {
-        def = resolveType(schema.table, def.list.elements);
-      } else {
-        def = UNTYPED_DEF;
-      }
+      const here = [...path, element];
+      const named = name !== undefined && isNamedField(def.map, name);
+      if (child.member || (named && child.children.size > 0)) out.push(here);
+      const next =
+        name !== undefined && def.map
+          ? resolveType(schema.table, entryType(def.map, name))
+          : name === undefined && def.list
+            ? resolveType(schema.table, def.list.elements)
+            : UNTYPED_DEF;
+      walk(child, next, here);
     }
-  }
-  return union(out);
+  };
+  walk(setTree(set), resolveType(schema.table, schema.type), []);
+  return out;
 }
 
 function isEmpty(value: Json): boolean {
