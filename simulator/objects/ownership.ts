@@ -118,7 +118,8 @@ export function appliedObject(
     const kept = withNamedFields(schema, union(owned, IDENTITY, ...others.values()));
     result = removeItems(schema, result, difference(last, kept)) as JsonObject;
   }
-  const changes = compare(schema, live, result);
+  // What the apply changed matters to the other managers only: an apply alone needs no diff.
+  const changes = others.size > 0 ? compare(schema, live, result) : { added: [], removed: [], modified: [] };
   const touched = union(changes.modified, changes.added);
   const conflicts: (Conflict & { label: string; entry: ManagedFieldsEntry })[] = [];
   for (const [entry, paths] of others) {
