@@ -85,7 +85,8 @@ function delegationFailed(error: unknown): Answer {
 }
 
 export class SimulatorServer {
-  readonly store = new ObjectStore();
+  /** Objects merged and owned by their kinds' schemas, from the same tables typing uses. */
+  readonly store = new ObjectStore((info) => this.tables.forKind(info));
   readonly faults = new FaultTable();
   /** What discovery lists: RESOURCES, then kinds added while the server runs (index.ts addResource). */
   readonly resources: ResourceInfo[];

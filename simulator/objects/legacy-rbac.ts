@@ -253,7 +253,8 @@ function applyThrough(
   if (!isObject(config)) throw badRequest('the body of the request was in an unknown format');
   checkTypeMeta(info, config);
   const force = query.get('force') === 'true';
-  const result = appliedObject(info, namespace, name, live, config, { fieldManager, force });
+  const schema = tables.forKind(info);
+  const result = appliedObject(info, namespace, name, live, config, { fieldManager, force, schema });
   meta(result).managedFields = meta(stored).managedFields ?? null;
   return rbac.update(
     kind,

@@ -1,27 +1,33 @@
-// Field ownership (metadata.managedFields) as the API server's field manager keeps it: the object
-// a server-side apply makes, with each manager's fields and the conflicts that stop an apply, and
-// the fields a merge patch takes over (k8s.io/apiserver pkg/endpoints/handlers/fieldmanager).
-import { groupVersionOf } from '../discovery/resources.ts';
+// Server-side apply as the API server's field manager runs it (k8s.io/apiserver
+// pkg/endpoints/handlers/fieldmanager, structured-merge-diff merge/update.go Updater.Apply): the
+// object an apply makes, with each manager's fields and the conflicts that stop an apply. What an
+// update records is managers.ts.
 import type { ResourceInfo } from '../types.ts';
 import { foldStringData } from './body.ts';
-import { meta } from './fields.ts';
 import {
-  deleteAt,
-  fromFieldsV1,
-  leafPaths,
+  isObject,
   type Json,
   type JsonObject,
   type ManagedFieldsEntry,
-  overlaps,
-  type Path,
-  pathKey,
-  pathText,
+  meta,
+  SERVER_METADATA,
   sameValue,
-  setAt,
   sortedManagers,
-  toFieldsV1,
-  valueAt,
 } from './fields.ts';
+import {
+  difference,
+  fieldElement,
+  fromFieldsV1,
+  intersection,
+  type Path,
+  pathText,
+  sameSet,
+  toFieldsV1,
+  union,
+} from './field-paths.ts';
+import { compare, merge } from './typed-diff.ts';
+import { removeItems, type Schema, toFieldSet, UNTYPED_SCHEMA, withNamedFields } from './typed-fields.ts';
+import { entriesOf, managedEntry, ownable } from './managers.ts';
 import { StatusError } from './status.ts';
 
 interface Conflict {
@@ -50,28 +56,37 @@ function conflictMessage(conflicts: { label: string; path: Path }[]): string {
   return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
 }
 
-export function managedEntry(
-  info: ResourceInfo,
-  manager: string,
-  operation: 'Apply' | 'Update',
-  paths: readonly Path[],
-  subresource?: string,
-): ManagedFieldsEntry {
-  return {
-    manager,
-    operation,
-    apiVersion: groupVersionOf(info),
-    time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    fieldsType: 'FieldsV1',
-    fieldsV1: toFieldsV1(paths),
-    ...(subresource === undefined ? {} : { subresource }),
-  };
+/** A copy without nulls: the simulator stores, and owns, no null a configuration carries. */
+function withoutNulls(value: Json): Json {
+  if (Array.isArray(value)) return value.filter((v) => v !== null).map(withoutNulls);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
 }
 
+/** The configuration without status and the metadata the server sets: what an apply owns. */
+function appliedConfiguration(config: JsonObject): JsonObject {
+  const { status, ...rest } = config;
+  if (isObject(rest.metadata)) {
+    rest.metadata = Object.fromEntries(
+      Object.entries(rest.metadata).filter(([k]) => !SERVER_METADATA.has(k)),
+    );
+  }
+  return rest;
+}
+
+/** What kept the named fields of an object through an apply: its type and identity fields. */
+const IDENTITY: Path[] = [[fieldElement('apiVersion')], [fieldElement('kind')], [fieldElement('metadata')]];
+
 /**
- * What applying `config` as `manager` makes of `live` (or of nothing): fields the manager dropped
- * are removed unless another manager owns them, a field another manager owns with a different
- * value is a 409 conflict unless `force` takes it over, and managedFields records the result.
+ * What applying `config` as `manager` makes of `live` (or of nothing), as structured-merge-diff's
+ * merge/update.go Updater.Apply does: the configuration merged over the live object by its schema,
+ * the fields the manager applied last time and no longer does removed unless another manager
+ * owns them (prune), a field another manager owns that the apply changes or adds a 409 conflict
+ * unless `force` takes it over, and managedFields recording the result.
  */
 export function appliedObject(
   info: ResourceInfo,
@@ -79,65 +94,61 @@ export function appliedObject(
   name: string,
   live: JsonObject | undefined,
   config: JsonObject,
-  options: { fieldManager: string; force: boolean },
+  options: { fieldManager: string; force: boolean; schema?: Schema | undefined },
 ): JsonObject {
-  const managers =
-    (live ? (meta(live).managedFields as unknown as ManagedFieldsEntry[] | undefined) : undefined) ?? [];
+  const schema = options.schema ?? UNTYPED_SCHEMA;
+  const managers = entriesOf(live);
   const mine = managers.find((m) => m.manager === options.fieldManager && m.operation === 'Apply');
-  // Each other manager's owned paths, decoded once: removal, conflicts and ownership all read them.
+  // Each other manager's owned paths, decoded once: pruning, conflicts and ownership all read them.
   const others = new Map(managers.filter((m) => m !== mine).map((m) => [m, fromFieldsV1(m.fieldsV1)]));
-
-  const applied = leafPaths(config);
-  const previous = mine ? fromFieldsV1(mine.fieldsV1) : [];
-  const appliedKeys = new Set(applied.map(pathKey));
-  const result: JsonObject = live
-    ? structuredClone(live)
-    : { apiVersion: config.apiVersion ?? null, kind: config.kind ?? null, metadata: {} };
-  if (live) {
-    for (const path of previous) {
-      if (appliedKeys.has(pathKey(path))) continue;
-      const ownedElsewhere = [...others.values()].some((paths) => paths.some((p) => overlaps(p, path)));
-      if (!ownedElsewhere) deleteAt(result, path);
-    }
-  } else {
-    const metadata = meta(result);
-    metadata.name = name;
-    if (info.namespaced) metadata.namespace = namespace;
+  const configuration = appliedConfiguration(config);
+  // A null is owned, as on a cluster, but not stored: a cluster's decoding makes it the Go type's
+  // zero value or default, which the simulator does not model.
+  const owned = ownable(toFieldSet(schema, configuration));
+  const applied = withoutNulls(configuration) as JsonObject;
+  const identity = { name, ...(info.namespaced ? { namespace } : {}) };
+  const base = live ?? {
+    apiVersion: config.apiVersion ?? null,
+    kind: config.kind ?? null,
+    metadata: identity,
+  };
+  let result = merge(schema, schema.type, base, applied) as JsonObject;
+  if (mine) {
+    const last = withNamedFields(schema, fromFieldsV1(mine.fieldsV1));
+    const kept = withNamedFields(schema, union(owned, IDENTITY, ...others.values()));
+    result = removeItems(schema, result, difference(last, kept)) as JsonObject;
   }
-  for (const path of applied) setAt(result, path, valueAt(config, path) ?? null);
-
+  // What the apply changed matters to the other managers only: an apply alone needs no diff.
+  const changes = others.size > 0 ? compare(schema, live, result) : { added: [], removed: [], modified: [] };
+  const touched = union(changes.modified, changes.added);
   const conflicts: (Conflict & { label: string; entry: ManagedFieldsEntry })[] = [];
   for (const [entry, paths] of others) {
-    for (const owned of paths) {
-      if (!applied.some((p) => overlaps(p, owned))) continue;
-      if (!sameValue(valueAt(live, owned), valueAt(result, owned))) {
-        conflicts.push({ manager: entry.manager, path: owned, label: managerLabel(entry), entry });
-      }
-    }
+    for (const path of intersection(paths, touched))
+      conflicts.push({ manager: entry.manager, path, label: managerLabel(entry), entry });
   }
   if (conflicts.length > 0 && !options.force) {
-    const error = new StatusError(409, 'Conflict', conflictMessage(conflicts), {
+    throw new StatusError(409, 'Conflict', conflictMessage(conflicts), {
       causes: conflicts.map((c) => ({
         reason: 'FieldManagerConflict',
         message: `conflict with ${c.label}`,
         field: pathText(c.path),
       })),
     });
-    throw error;
   }
 
   foldStringData(info, result);
   const newManagers: ManagedFieldsEntry[] = [];
   for (const [entry, paths] of others) {
-    const lost = new Set(conflicts.filter((c) => c.entry === entry).map((c) => pathKey(c.path)));
-    const kept = paths.filter((p) => !lost.has(pathKey(p)));
-    if (kept.length > 0) newManagers.push(lost.size > 0 ? { ...entry, fieldsV1: toFieldsV1(kept) } : entry);
+    const lost = conflicts.filter((c) => c.entry === entry).map((c) => c.path);
+    const kept = difference(difference(paths, lost), changes.removed);
+    if (kept.length > 0)
+      newManagers.push(sameSet(kept, paths) ? entry : { ...entry, fieldsV1: toFieldsV1(kept) });
   }
-  const ownership = managedEntry(info, options.fieldManager, 'Apply', applied);
+  const ownership = managedEntry(info, options.fieldManager, 'Apply', owned);
   const unchangedOwnership = mine !== undefined && sameValue(mine.fieldsV1, ownership.fieldsV1);
   // An entry that owns no field is not kept, and no entries at all means no managedFields: a
   // ServiceAccount applied with its name only has none on kube-apiserver 1.34 (the real tier).
-  if (Object.keys(ownership.fieldsV1).length > 0) {
+  if (owned.length > 0) {
     newManagers.splice(
       mine ? managers.indexOf(mine) : newManagers.length,
       0,
@@ -147,38 +158,4 @@ export function appliedObject(
   if (newManagers.length > 0) meta(result).managedFields = sortedManagers(newManagers) as unknown as Json;
   else delete meta(result).managedFields;
   return result;
-}
-
-/**
- * After a merge patch touched `touched` (leaf paths), `manager` owns them as an Update (of the main
- * resource, or of `subresource`) and every other manager loses them; managers left owning nothing
- * are dropped. One entry per manager, operation, apiVersion and subresource, as the server keys them
- * (managedfields/internal/buildmanagerinfo.go). Returns the new managedFields.
- */
-export function patchedManagers(
-  info: ResourceInfo,
-  result: JsonObject,
-  manager: string,
-  touched: readonly Path[],
-  subresource?: string,
-): Json {
-  const entry = managedEntry(info, manager, 'Update', touched, subresource);
-  const sameIdentity = (m: ManagedFieldsEntry): boolean =>
-    m.manager === manager &&
-    m.operation === 'Update' &&
-    m.apiVersion === entry.apiVersion &&
-    m.subresource === subresource;
-  const live = (meta(result).managedFields as unknown as ManagedFieldsEntry[] | undefined) ?? [];
-  const mine = live.find(sameIdentity);
-  const managers = live
-    .filter((m) => m !== mine)
-    .map((m) => ({
-      ...m,
-      fieldsV1: toFieldsV1(fromFieldsV1(m.fieldsV1).filter((p) => !touched.some((t) => overlaps(t, p)))),
-    }));
-  const owned = new Map(
-    [...(mine ? fromFieldsV1(mine.fieldsV1) : []), ...touched].map((p) => [pathKey(p), p]),
-  );
-  if (owned.size > 0) managers.push({ ...entry, fieldsV1: toFieldsV1([...owned.values()]) });
-  return sortedManagers(managers.filter((m) => Object.keys(m.fieldsV1).length > 0)) as unknown as Json;
 }

@@ -9,8 +9,9 @@ import { checkAppliedIdentity } from './applied-meta.ts';
 import { checkBody, foldStringData, specChanged } from './body.ts';
 import { checkImmutable } from './immutable.ts';
 import { meta, str } from './fields.ts';
-import { isObject, type Json, type JsonObject, leafPaths, sameValue, statusPaths } from './fields.ts';
-import { appliedObject, managedEntry, patchedManagers } from './ownership.ts';
+import { isObject, type Json, type JsonObject, sameValue } from './fields.ts';
+import { updatedManagers } from './managers.ts';
+import { appliedObject } from './ownership.ts';
 import {
   alreadyExists,
   badRequest,
@@ -21,6 +22,8 @@ import {
   successStatus,
   type Status,
 } from './status.ts';
+import { canonicaliseQuantities } from './quantity.ts';
+import type { Schema } from './typed-fields.ts';
 import { isNoOpUpdate, updatedObject } from './update.ts';
 
 export interface WriteOptions {
@@ -38,9 +41,17 @@ export interface DeleteOptions {
   dryRun: boolean;
 }
 
+/** The schema a resource's objects are merged and owned by, when its kind has one. */
+export type SchemaOf = (info: ResourceInfo) => Schema | undefined;
+
 export class ObjectStore {
   readonly #objects = new Map<string, JsonObject>();
+  readonly #schemaOf: SchemaOf;
   #resourceVersion = 1000;
+
+  constructor(schemaOf: SchemaOf = () => undefined) {
+    this.#schemaOf = schemaOf;
+  }
 
   #key(info: ResourceInfo, namespace: string, name: string): string {
     return `${info.group}/${info.name}/${info.namespaced ? namespace : ''}/${name}`;
@@ -49,6 +60,17 @@ export class ObjectStore {
   #nextVersion(): string {
     this.#resourceVersion += 1;
     return String(this.#resourceVersion);
+  }
+
+  /**
+   * A copy of an object as its kind's Go type holds it: a built-in kind's Quantities in canonical
+   * form (quantity.ts); a custom resource's object as it is.
+   */
+  #decoded(info: ResourceInfo, object: JsonObject): JsonObject {
+    const schema = this.#schemaOf(info);
+    const copy = structuredClone(object);
+    if (schema) canonicaliseQuantities(schema, copy);
+    return copy;
   }
 
   namespaceExists(namespace: string): boolean {
@@ -108,7 +130,7 @@ export class ObjectStore {
   create(info: ResourceInfo, namespace: string, body: unknown, options: WriteOptions): JsonObject {
     if (!isObject(body)) throw badRequest('the body of the request was in an unknown format');
     this.#requireNamespace(info, namespace);
-    const object = structuredClone(body);
+    const object = this.#decoded(info, body);
     checkBody(info, namespace, object, undefined);
     const metadata = meta(object);
     let name = str(metadata.name);
@@ -123,10 +145,12 @@ export class ObjectStore {
       ]);
     }
     if (this.#objects.has(this.#key(info, namespace, name))) throw alreadyExists(info, name);
-    const paths = leafPaths(object);
+    const managers = updatedManagers(info, undefined, object, options.fieldManager, {
+      schema: this.#schemaOf(info),
+    });
     foldStringData(info, object);
     this.#stamp(info, object, options.dryRun);
-    metadata.managedFields = [managedEntry(info, options.fieldManager, 'Update', paths)] as unknown as Json;
+    metadata.managedFields = managers as unknown as Json;
     if (!options.dryRun) this.#objects.set(this.#key(info, namespace, name), structuredClone(object));
     return object;
   }
@@ -145,7 +169,10 @@ export class ObjectStore {
     checkBody(info, namespace, config, name);
     const key = this.#key(info, namespace, name);
     const live = this.#objects.get(key);
-    const result = appliedObject(info, namespace, name, live, config, options);
+    const schema = this.#schemaOf(info);
+    const result = appliedObject(info, namespace, name, live, config, { ...options, schema });
+    // The merged object (a new one) passes through the kind's Go type after structured-merge-diff.
+    if (schema) canonicaliseQuantities(schema, result);
     checkAppliedIdentity(info, name, config, live);
     const hadStringData = isObject(config.stringData);
     if (!live) {
@@ -188,23 +215,13 @@ export class ObjectStore {
     };
     merge(merged, patch);
     // The patched object is decoded into the kind's type before anything else (handlers/patch.go).
-    const result = options.decode ? options.decode(merged) : merged;
+    const result = this.#decoded(info, options.decode ? options.decode(merged) : merged);
     foldStringData(info, result);
-    // Fields dropped while decoding are not owned by anyone.
-    const kept = (path: readonly string[]): boolean =>
-      path.reduce<Json | undefined>((node, key) => (isObject(node) ? node[key] : undefined), result) !==
-      undefined;
-    // A status write is owned as an Update of the status subresource (its entry says so); leafPaths
-    // leaves status out, which only the status subresource writes.
-    const written = options.subresource === 'status' ? statusPaths(patch.status) : leafPaths(patch);
-    const touched = written.filter(kept);
-    meta(result).managedFields = patchedManagers(
-      info,
-      result,
-      options.fieldManager,
-      touched,
-      options.subresource,
-    );
+    // What the patch changed, as decoded: fields dropped while decoding are nobody's.
+    meta(result).managedFields = updatedManagers(info, live, result, options.fieldManager, {
+      schema: this.#schemaOf(info),
+      subresource: options.subresource,
+    }) as unknown as Json;
     if (!sameValue(result, live) && !options.dryRun) {
       if (specChanged(live, result)) meta(result).generation = Number(meta(result).generation ?? 1) + 1;
       meta(result).resourceVersion = this.#nextVersion();
@@ -226,7 +243,7 @@ export class ObjectStore {
   ): JsonObject {
     const key = this.#key(info, namespace, name);
     const live = this.#objects.get(key);
-    const object = isObject(body) ? structuredClone(body) : body;
+    const object = isObject(body) ? this.#decoded(info, body) : body;
     if (isObject(object)) foldStringData(info, object);
     const result = updatedObject(
       info,
@@ -236,6 +253,7 @@ export class ObjectStore {
       object,
       options.fieldManager,
       options.hasStatus,
+      this.#schemaOf(info),
     );
     if (!live || isNoOpUpdate(live, result)) return structuredClone(live ?? result);
     if (!options.dryRun) {

@@ -5,23 +5,9 @@
 // Update (no create on update; resourceVersion as an optimistic lock, required for custom resources).
 import { groupVersionOf } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
-import {
-  fromFieldsV1,
-  isObject,
-  type Json,
-  type JsonObject,
-  leafPaths,
-  type ManagedFieldsEntry,
-  meta,
-  overlaps,
-  type Path,
-  pathKey,
-  sameValue,
-  sortedManagers,
-  str,
-  toFieldsV1,
-  valueAt,
-} from './fields.ts';
+import { isObject, type Json, type JsonObject, meta, sameValue, str } from './fields.ts';
+import { updatedManagers } from './managers.ts';
+import type { Schema } from './typed-fields.ts';
 import { badRequest, conflict, invalid, notFound } from './status.ts';
 
 export const OPTIMISTIC_LOCK =
@@ -109,46 +95,6 @@ function nextGeneration(info: ResourceInfo, live: JsonObject, result: JsonObject
   return sameValue(desired(live), desired(result)) ? generation : Number(generation) + 1;
 }
 
-/** The paths whose values differ between two objects, present in either. */
-function changedPaths(before: JsonObject, after: JsonObject): { set: Path[]; removed: Path[] } {
-  const set = leafPaths(after).filter((p) => !sameValue(valueAt(before, p), valueAt(after, p)));
-  const removed = leafPaths(before).filter((p) => valueAt(after, p) === undefined);
-  return { set, removed };
-}
-
-/**
- * Managed fields after an update by `manager`: it owns what it changed, others lose those fields,
- * and fields it removed are owned by nobody.
- */
-function managedFieldsAfter(
-  info: ResourceInfo,
-  live: JsonObject,
-  result: JsonObject,
-  manager: string,
-): ManagedFieldsEntry[] {
-  const { set, removed } = changedPaths(live, result);
-  const touched = [...set, ...removed];
-  const entries = (meta(live).managedFields as unknown as ManagedFieldsEntry[] | undefined) ?? [];
-  const kept = entries.map((entry) => ({
-    ...entry,
-    fieldsV1: toFieldsV1(fromFieldsV1(entry.fieldsV1).filter((p) => !touched.some((t) => overlaps(t, p)))),
-  }));
-  const mine = kept.find(
-    (e) => e.manager === manager && e.operation === 'Update' && e.subresource === undefined,
-  );
-  const owned = new Map([...(mine ? fromFieldsV1(mine.fieldsV1) : []), ...set].map((p) => [pathKey(p), p]));
-  const entry: ManagedFieldsEntry = {
-    manager,
-    operation: 'Update',
-    apiVersion: groupVersionOf(info),
-    time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    fieldsType: 'FieldsV1',
-    fieldsV1: toFieldsV1([...owned.values()]),
-  };
-  const others = kept.filter((e) => e !== mine && Object.keys(e.fieldsV1).length > 0);
-  return sortedManagers(set.length > 0 || mine ? [...others, entry] : others);
-}
-
 /**
  * The object a PUT stores in place of `live` (without its new resourceVersion), or the Status error
  * kube-apiserver answers. `live` undefined is a 404: no resource here allows create on update.
@@ -161,6 +107,7 @@ export function updatedObject(
   body: unknown,
   fieldManager: string,
   hasStatus: boolean,
+  schema?: Schema,
 ): JsonObject {
   if (!isObject(body)) throw badRequest('the body of the request was in an unknown format');
   const result = structuredClone(body);
@@ -193,7 +140,7 @@ export function updatedObject(
     else result.status = structuredClone(live.status);
   }
   metadata.generation = nextGeneration(info, live, result);
-  metadata.managedFields = managedFieldsAfter(info, live, result, fieldManager) as unknown as Json;
+  metadata.managedFields = updatedManagers(info, live, result, fieldManager, { schema }) as unknown as Json;
   return result;
 }
 

@@ -64,7 +64,8 @@ test('merge patches by one manager keep one entry, owning the union of what they
   }
   const stored = sim.getObject('v1', 'ConfigMap', 'workers', 'one-entry') ?? {};
   expect(summary(stored)).toEqual([
-    ['creator', 'Update', null, { 'f:data': { 'f:a': {} } }],
+    // kube-apiserver 1.34 (the real tier): the create added the map itself, so it is a member too.
+    ['creator', 'Update', null, { 'f:data': { '.': {}, 'f:a': {} } }],
     ['patcher', 'Update', null, { 'f:data': { 'f:b': {}, 'f:c': {} } }],
   ]);
 });
@@ -80,5 +81,72 @@ test('entries are in the server order: Apply before Update, whatever came first'
   expect(entries(applied.json).map((e) => [e.manager, e.operation])).toEqual([
     ['mini-scheduler', 'Apply'],
     ['kubectl-create', 'Update'],
+  ]);
+});
+
+test("a create adds every map of a custom resource, but not a built-in kind's structs", async () => {
+  const vm = {
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'VirtualMachine',
+    metadata: { name: 'added-maps', labels: { x: 'y' } },
+    spec: {
+      runStrategy: 'Halted',
+      template: { metadata: { labels: { a: 'b' } }, spec: { domain: { devices: {} } } },
+    },
+  };
+  const created = await call(sim, 'POST', `${VM}?fieldManager=creator`, { body: vm });
+  expect(created.status).toBe(201);
+  // As kube-apiserver 1.34 records it (the real tier): a custom resource is a plain map there.
+  expect(summary(created.json)).toEqual([
+    [
+      'creator',
+      'Update',
+      null,
+      {
+        'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } },
+        'f:spec': {
+          '.': {},
+          'f:runStrategy': {},
+          'f:template': {
+            '.': {},
+            'f:metadata': { '.': {}, 'f:labels': { '.': {}, 'f:a': {} } },
+            'f:spec': { '.': {}, 'f:domain': { '.': {}, 'f:devices': {} } },
+          },
+        },
+      },
+    ],
+  ]);
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'added-maps' },
+    spec: {
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'main', image: 'x' }] } },
+    },
+  };
+  const path = '/apis/apps/v1/namespaces/workers/deployments?fieldManager=creator';
+  const built = await call(sim, 'POST', path, { body: deployment });
+  expect(built.status).toBe(201);
+  expect(summary(built.json)).toEqual([
+    [
+      'creator',
+      'Update',
+      null,
+      {
+        'f:spec': {
+          'f:selector': {},
+          'f:template': {
+            'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } },
+            'f:spec': {
+              'f:containers': {
+                '.': {},
+                'k:{"name":"main"}': { '.': {}, 'f:name': {}, 'f:image': {} },
+              },
+            },
+          },
+        },
+      },
+    ],
   ]);
 });

@@ -61,7 +61,8 @@ describe('PUT', () => {
     });
     expect(Number(meta.resourceVersion)).toBeGreaterThan(Number(metaOf(live).resourceVersion));
     expect(meta.managedFields.map((m) => [m.manager, m.fieldsV1])).toEqual([
-      ['creator', { 'f:data': { 'f:a': {} } }],
+      // As kube-apiserver 1.34 records it (the real tier): the create added the map, a member too.
+      ['creator', { 'f:data': { '.': {}, 'f:a': {} } }],
       ['updater', { 'f:data': { 'f:c': {} } }],
     ]);
     expect(sim.getObject('v1', 'ConfigMap', 'workers', 'put1')).toEqual(updated.json);
