@@ -126,15 +126,16 @@ describe('openshift-template-client:request', () => {
       await ocp.create('worker-template', { VM_NAME: 'req' }, { ...WORKER, api, fieldManager: 'tracer' });
       const done = finished(trace.seen);
       expect(done).toHaveLength(h.sim.log.length);
-      expect(done.map((c) => `${String(c.method)} ${String(c.path)}`)).toEqual(
-        h.sim.log.map((e) => `${e.method} ${e.path}`),
+      // The same requests with the same answers; those of the pre-flight's wave (its dry runs and
+      // quota list, in flight at once) may finish in another order than the server logged them.
+      expect(done.map((c) => `${String(c.method)} ${String(c.path)} ${String(c.statusCode)}`).sort()).toEqual(
+        h.sim.log.map((e) => `${e.method} ${e.path} ${String(e.status)}`).sort(),
       );
       const protocol = h.sim.protocol === 'h2' ? 'h2' : 'http/1.1';
       for (const context of done) {
         expect(context).toMatchObject({ protocol, attempt: 1, operation: 'create' });
         expect(String(context.path)).not.toContain('?');
       }
-      expect(done.map((c) => c.statusCode)).toEqual(h.sim.log.map((e) => e.status));
       expect(done.at(-1)).toMatchObject({
         step: 'Apply',
         target: 'VirtualMachine "req" in namespace "workers"',

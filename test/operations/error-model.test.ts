@@ -127,6 +127,8 @@ describe('OperationError: outcome from its failures, resources typed by operatio
     h.sim.addFault({
       method: 'PATCH',
       path: /\/configmaps\/em-second$/,
+      // Its write, past the pre-flight's dry run (the first PATCH): refused part-way.
+      nth: 2,
       action: { type: 'status', code: 409, reason: 'Conflict', message: 'conflict' },
     });
     const error = instance(await rejection(ocp.create('em-two', {}, { ...WORKER, api })), ocp.OperationError);

@@ -150,6 +150,7 @@ describe('quota', () => {
     );
     expect(seen.seen).toEqual([
       {
+        code: 'OTC_QUOTA_EXCEEDED_BY_BATCH',
         operation: 'create',
         text:
           'ResourceQuota "pfu-batch" in namespace "pfu" is exceeded by the batch: count/configmaps needs 3 where 0 of 2 are used. ' +
@@ -243,6 +244,7 @@ describe('quota', () => {
     expect(refs.map((r) => r.created)).toEqual([true, true, true]);
     expect(seen.seen).toEqual([
       {
+        code: 'OTC_QUOTA_UNCHECKED',
         operation: 'create',
         text:
           'the batch\'s sum against the ResourceQuotas of namespace "pfu" was not checked: listing them answered 403 ' +
@@ -298,6 +300,7 @@ describe('webhooks', () => {
     expect(refs.map((r) => [r.name, r.created])).toEqual(THREE.map((n) => [n, true]));
     expect(seen.seen).toEqual([
       {
+        code: 'OTC_DRY_RUN_UNVERIFIED',
         operation: 'create',
         target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'pfu-2', namespace: NAMESPACE },
         text:
@@ -339,6 +342,7 @@ test('an ImageStreamTag is not dry-run: its dry run wrote the image stream befor
   expect(dryRunNames(objectMutations(h))).toEqual(['pfu-1']);
   expect(seen.seen).toEqual([
     {
+      code: 'OTC_DRY_RUN_UNVERIFIED',
       operation: 'create',
       target: {
         apiVersion: 'image.openshift.io/v1',
