@@ -36,13 +36,13 @@ export interface BurstRow {
 const OBJECTS_PER_JOB = 4;
 
 /**
- * Requests one job's create sends: the Template GET, the processing POST, then per object its
- * pre-flight dry run and its write.
+ * Requests one job's create sends: the Template GET, the processing POST, the pre-flight's quota
+ * list, then per object its pre-flight dry run and its write.
  */
-export const REQUESTS_PER_JOB = 2 + 2 * OBJECTS_PER_JOB;
+export const REQUESTS_PER_JOB = 3 + 2 * OBJECTS_PER_JOB;
 
-/** The most requests one job has in flight at once: its pre-flight's dry runs. */
-export const WAVE_PER_JOB = OBJECTS_PER_JOB;
+/** The most requests one job has in flight at once: its pre-flight's dry runs and quota list. */
+export const WAVE_PER_JOB = OBJECTS_PER_JOB + 1;
 
 /** Requests one job's replay delete sends: those two, then a read and a DELETE per object. */
 export const DELETE_REQUESTS_PER_JOB = 2 + OBJECTS_PER_JOB + OBJECTS_PER_JOB;

@@ -157,10 +157,10 @@ machine; re-run the benchmark to compare, never compare against another machine'
   server-side apply per object, \`read\` per object, \`delete\` in reverse.
 - Lower bound: the minimum number of requests × the injected latency (requests cannot overlap:
   each apply must follow the previous one). Minimum requests: \`connect\` 1, \`process\` 2, \`create\`
-  2 + D − 1 + 2N (core v1 is discovered by \`connect\`; each object's pre-flight dry run, the N
-  sent at once, and its write) + 1, the \`/openapi/v3\` root its typing
-  reads once per Connection (the schema documents are held process-wide, fetched by the warm-up
-  run), a second create on the same Connection 2 + 2N, template-mode \`get\` 2 + N, template-mode
+  3 + D − 1 + 2N (core v1 is discovered by \`connect\`; each object's pre-flight dry run, the N
+  sent at once beside the one list of the namespace's ResourceQuotas, and its write) + 1, the
+  \`/openapi/v3\` root its typing reads once per Connection (the schema documents are held
+  process-wide, fetched by the warm-up run), a second create on the same Connection 3 + 2N, template-mode \`get\` 2 + N, template-mode
   \`delete\` 2 + 2N (it reads every object, at once over HTTP/2, before deleting only those its
   field manager applied),
   reference mode N. Every create is typed (\`fieldValidation\` \`Strict\`, the default).

@@ -76,11 +76,12 @@ export function minimumRequests(
       return 1;
     case 'process':
       return 2;
-    // Each object's pre-flight dry run, then its write.
+    // Each object's pre-flight dry run, then its write; beside the dry runs, the namespace's
+    // ResourceQuotas listed once, to sum what the batch needs.
     case 'create':
-      return 2 + (d - 1) + 2 * n + typing.root + typing.documents;
+      return 3 + (d - 1) + 2 * n + typing.root + typing.documents;
     case 'setup-create':
-      return 2 + 2 * n;
+      return 3 + 2 * n;
     case 'get':
       return 2 + n;
     case 'delete':

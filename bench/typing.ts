@@ -213,8 +213,9 @@ export async function typingRequestChecks(protocol: Protocol, dir: string): Prom
         totalCheck(label(`${jobs} first creates at once on a fresh Connection`), [...sim.log], {
           root: 1,
           documents: D,
-          // Each job: its Template GET and processing POST, then each object's dry run and write.
-          others: D - 1 + jobs * (2 + 2 * N),
+          // Each job: its Template GET, processing POST and quota list, then each object's dry run
+          // and write.
+          others: D - 1 + jobs * (3 + 2 * N),
         }),
       );
     });
