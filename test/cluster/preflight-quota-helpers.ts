@@ -6,34 +6,13 @@ import { createServer, type Server } from 'node:https';
 import * as ocp from '../../src/index.ts';
 import type { JsonObject } from '../../simulator/index.ts';
 import { generateTlsMaterial } from '../../simulator/certs.ts';
-import { KubeClient } from '../../scripts/cluster/kube.ts';
+// The tier's kubeconfig and its clients are test/cluster/audit.ts's, shared with preflight.test.ts.
+export { auditLogPath, clientFor, clusterKubeconfig } from './audit.ts';
 
-export const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG ?? '';
 export const NAMESPACE = 'pfq';
 export const THREE = ['pfq-1', 'pfq-2', 'pfq-3'];
 export const WEBHOOK = 'deny.pfq.example.com';
 export const DENIAL = 'pfq objects marked checked are closed';
-
-export interface Kubeconfig {
-  clusters: {
-    cluster: {
-      server: string;
-      'certificate-authority-data': string;
-      extensions?: { name: string; extension?: { path?: string } }[];
-    };
-  }[];
-  users: { name: string; user: { token: string } }[];
-}
-export const config = (): Kubeconfig => JSON.parse(readFileSync(clusterKubeconfig, 'utf8')) as Kubeconfig;
-
-export function clientFor(user: string): KubeClient {
-  const { clusters, users } = config();
-  const cluster = clusters[0]?.cluster;
-  const token = users.find((u) => u.name === user)?.user.token;
-  if (!cluster || !token) throw new Error(`${clusterKubeconfig}: no cluster or no token for ${user}`);
-  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
-  return new KubeClient(cluster.server, ca, token);
-}
 
 interface AuditEvent {
   requestURI: string;

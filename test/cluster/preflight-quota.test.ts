@@ -16,11 +16,10 @@ import * as ocp from '../../src/index.ts';
 import { type Identity, startSimulator, type Simulator } from '../../simulator/index.ts';
 import { KubeClient } from '../../scripts/cluster/kube.ts';
 import { IDENTITIES } from '../../scripts/cluster/identities.ts';
-import { AUDIT_LOG_EXTENSION } from '../../scripts/check-target.ts';
 import {
+  auditLogPath,
   clientFor,
   clusterKubeconfig,
-  config,
   configMap,
   DENIAL,
   eventually,
@@ -147,8 +146,7 @@ describe.skipIf(clusterKubeconfig === '')('#36 item 4 on the real tier: quota an
     });
     expect([201, 409]).toContain(made.status);
     webhook = await startWebhook();
-    const extension = config().clusters[0]?.cluster.extensions?.find((e) => e.name === AUDIT_LOG_EXTENSION);
-    auditLog = extension?.extension?.path ?? '';
+    auditLog = auditLogPath();
     dir = await mkdtemp(join(tmpdir(), 'pfq-'));
     const simConfig = join(dir, 'kubeconfig.json');
     await sim.writeKubeconfig(simConfig);
