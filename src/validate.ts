@@ -166,32 +166,33 @@ export function checkRenderedObjects(
       problems.push({ kind: 'identity', text: `object ${index + 1} is not an object`, object: { index } });
       return;
     }
-    const label = objectLabel(raw, index);
-    const object = problemObject(raw, index, namespace);
+    // Spelled only when a problem is found: most objects have none.
+    const label = (): string => objectLabel(raw, index);
+    let object: ProblemObject | undefined;
     const say = (kind: ProblemKind, text: string): void => {
-      problems.push({ kind, text, object });
+      problems.push({ kind, text, object: (object ??= problemObject(raw, index, namespace)) });
     };
     const before = problems.length;
     const metadata = isRecord(raw.metadata) ? raw.metadata : {};
     const { apiVersion, kind } = raw;
     const name = metadata.name;
-    if (typeof apiVersion !== 'string' || apiVersion === '') say('identity', `${label} has no apiVersion`);
-    if (typeof kind !== 'string' || kind === '') say('identity', `${label} has no kind`);
+    if (typeof apiVersion !== 'string' || apiVersion === '') say('identity', `${label()} has no apiVersion`);
+    if (typeof kind !== 'string' || kind === '') say('identity', `${label()} has no kind`);
     const metadataType = notAMap(raw.metadata);
-    if (metadataType !== undefined) say('identity', `${label}: .metadata: expected map, got ${metadataType}`);
+    if (metadataType !== undefined) say('identity', `${label()}: .metadata: expected map, got ${metadataType}`);
     else if (typeof name !== 'string' || name === '')
-      say('name', `${label} has no metadata.name (a stable name is required)`);
+      say('name', `${label()} has no metadata.name (a stable name is required)`);
     else if (typeof apiVersion === 'string' && typeof kind === 'string') {
       const problem = nameProblem(apiVersion, kind, name, namespace);
-      if (problem) say('name', `${label}: metadata.name "${name}" ${problem}`);
+      if (problem) say('name', `${label()}: metadata.name "${name}" ${problem}`);
     }
     if (metadata.generateName !== undefined)
-      say('generate-name', `${label} uses metadata.generateName, which cannot be replayed`);
+      say('generate-name', `${label()} uses metadata.generateName, which cannot be replayed`);
     const objectNamespace = metadata.namespace;
     if (objectNamespace !== undefined && objectNamespace !== '' && objectNamespace !== namespace) {
       say(
         'namespace',
-        `${label} is aimed at namespace ${JSON.stringify(objectNamespace)}, not the target namespace "${namespace}"`,
+        `${label()} is aimed at namespace ${JSON.stringify(objectNamespace)}, not the target namespace "${namespace}"`,
       );
     }
     if (typeof apiVersion !== 'string' || typeof kind !== 'string' || apiVersion === '' || kind === '')
@@ -199,15 +200,15 @@ export function checkRenderedObjects(
     const found = lookup(apiVersion, kind);
     if (!found) {
       notServed = true;
-      say('not-served', `${label}: kind ${kind} in ${apiVersion} is not served by the cluster`);
+      say('not-served', `${label()}: kind ${kind} in ${apiVersion} is not served by the cluster`);
     } else if (!found.namespaced)
-      say('cluster-scoped', `${label}: ${kind} is cluster-scoped; only namespaced objects are allowed`);
+      say('cluster-scoped', `${label()}: ${kind} is cluster-scoped; only namespaced objects are allowed`);
     if (problems.length > before || !found || typeof name !== 'string') return;
     const ref: ResourceRef = { apiVersion, kind, namespace, name };
     const key = identityKey(ref);
     const first = seen.get(key);
     if (first !== undefined) {
-      say('duplicate', `${label} repeats the identity of object ${first + 1}`);
+      say('duplicate', `${label()} repeats the identity of object ${first + 1}`);
       return;
     }
     seen.set(key, index);

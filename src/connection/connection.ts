@@ -37,6 +37,7 @@ import {
 import { parseWarnings, type WarningRoute, WarningSink } from './warnings.ts';
 
 const debug = debuglog('openshift-templates');
+const sinceMs = (started: number): number => Math.round(performance.now() - started);
 const USER_AGENT = 'openshift-template-client';
 
 /** The single request function's home: every call to the API server goes through `request()`. */
@@ -133,38 +134,56 @@ export class ClusterConnection implements Connection {
   }
 
   /**
-   * Sends on the Connection's transport with plain `request()` calls: fetch's WHATWG machinery cost
-   * about 0.45 ms a request here, and per-request read limits are plain options.
+   * One attempt on the Connection's transport, its failure told in words: a closed Connection, a
+   * deadline, or the transport's. Plain `request()` calls, not fetch: its WHATWG machinery cost
+   * about 0.45 ms a request here. One async step per attempt on the common path (static
+   * credentials already read, HTTP/2): a burst's thousands of requests pay for no more.
    */
-  async #send(
-    transport: Transport,
+  async #attempt(
     request: ApiRequest,
     timeouts: Timeouts,
-    signal: AbortSignal | undefined,
+    started: number,
     traced: Traced | undefined,
   ): Promise<Answer> {
-    const auth = await this.#credentials
+    const signal = this.#signalFor(request, timeouts);
+    try {
+      const auth = this.#credentials.ready ?? (await this.#headersFor(request, timeouts));
+      const answer = await this.#transport.send({
+        method: request.method,
+        path: this.#basePath + pathWithQuery(request),
+        headers: this.#headers(auth, request),
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        readTimeout: timeouts.read,
+        signal,
+        traced,
+      });
+      if (answer.code === 401) this.#credentials.refused(auth);
+      // undici frees the socket for the pool a turn after the body ends; without this wait the
+      // next sequential request finds it busy and opens a second connection (one more handshake).
+      // HTTP/2 streams share their session and need no such wait.
+      if (this.#transport.protocol !== 'h2') await nextTurn();
+      return answer;
+    } catch (error) {
+      const failure = this.#credentials.scrub(this.#explain(error, request, timeouts, signal));
+      if (debug.enabled)
+        debug('%s %s failed %dms %s', request.method, request.path, sinceMs(started), failure.message);
+      throw failure;
+    }
+  }
+
+  /** Credentials that must be read or waited for (an exec plugin, a token file, the first request). */
+  #headersFor(request: ApiRequest, timeouts: Timeouts): Promise<Record<string, string>> {
+    return this.#credentials
       .headers(() => this.#credentialsSignal(request, timeouts))
       .catch((error: unknown) => {
         throw new CredentialsError(error);
       });
-    const headers: Record<string, string> = {
-      ...auth,
-      accept: 'application/json',
-      'user-agent': USER_AGENT,
-    };
+  }
+
+  #headers(auth: Record<string, string>, request: ApiRequest): Record<string, string> {
+    const headers: Record<string, string> = { ...auth, accept: 'application/json', 'user-agent': USER_AGENT };
     if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/json';
-    const answer = await transport.send({
-      method: request.method,
-      path: this.#basePath + pathWithQuery(request),
-      headers,
-      body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      readTimeout: timeouts.read,
-      signal,
-      traced,
-    });
-    if (answer.code === 401) this.#credentials.refused(auth);
-    return answer;
+    return headers;
   }
 
   /**
@@ -186,37 +205,6 @@ export class ClusterConnection implements Connection {
     return request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
   }
 
-  async #attempt(
-    request: ApiRequest,
-    timeouts: Timeouts,
-    signal: AbortSignal | undefined,
-    traced: Traced | undefined,
-  ): Promise<Answer> {
-    const answer = await this.#send(this.#transport, request, timeouts, signal, traced);
-    // undici frees the socket for the pool a turn after the body ends; without this wait the
-    // next sequential request finds it busy and opens a second connection (one more handshake).
-    // HTTP/2 streams share their session and need no such wait.
-    if (this.#transport.protocol !== 'h2') await nextTurn();
-    return answer;
-  }
-
-  /** One attempt, its failure told in words: a closed Connection, a deadline, or the transport's. */
-  async #attemptOrExplain(
-    request: ApiRequest,
-    timeouts: Timeouts,
-    elapsed: () => number,
-    traced: Traced | undefined,
-  ): Promise<Answer> {
-    const signal = this.#signalFor(request, timeouts);
-    try {
-      return await this.#attempt(request, timeouts, signal, traced);
-    } catch (error) {
-      const failure = this.#credentials.scrub(this.#explain(error, request, timeouts, signal));
-      debug('%s %s failed %dms %s', request.method, request.path, elapsed(), failure.message);
-      throw failure;
-    }
-  }
-
   #explain(
     error: unknown,
     request: ApiRequest,
@@ -236,14 +224,13 @@ export class ClusterConnection implements Connection {
     if (this.closed) throw closedBeforeSending(request);
     if (request.signal?.aborted) throw abortedBeforeSending(request, request.signal);
     const started = performance.now();
-    const elapsed = (): number => Math.round(performance.now() - started);
     let answer: Answer;
     let delay: number | undefined;
     let retries = 0;
     let waited = 0;
     const traced = tracingRequests() ? this.#tracerFor(request) : undefined;
     for (;;) {
-      answer = await this.#attemptOrExplain(request, timeouts, elapsed, traced);
+      answer = await this.#attempt(request, timeouts, started, traced);
       if (answer.warnings.length > 0) this.#warn(answer.warnings, request);
       delay = answer.code === 429 ? retryDelay(answer.retryAfter) : undefined;
       if (!shouldRetry(delay, retries, waited)) break;
@@ -253,7 +240,7 @@ export class ClusterConnection implements Connection {
         '%s %s 429 %dms %s %s: the server asked to retry after %dms (retry %d)',
         request.method,
         request.path,
-        elapsed(),
+        sinceMs(started),
         request.step,
         request.target,
         delay,
@@ -277,19 +264,20 @@ export class ClusterConnection implements Connection {
           this.#credentials.redactor,
         ),
       );
-      debug('%s %s %d %dms %s', request.method, request.path, answer.code, elapsed(), failure.message);
+      debug('%s %s %d %dms %s', request.method, request.path, answer.code, sinceMs(started), failure.message);
       if (refusedAsUntyped(answer.code, body)) this.schemas.untypedRefusal(request.path);
       throw failure;
     }
-    debug(
-      '%s %s %d %dms %s %s',
-      request.method,
-      request.path,
-      answer.code,
-      elapsed(),
-      request.step,
-      request.target,
-    );
+    if (debug.enabled)
+      debug(
+        '%s %s %d %dms %s %s',
+        request.method,
+        request.path,
+        answer.code,
+        sinceMs(started),
+        request.step,
+        request.target,
+      );
     const body = parseBody(answer.text);
     const etag = answer.etag === undefined ? {} : { etag: answer.etag };
     if (body === undefined && request.emptyAnswerOk === true) return { code: answer.code, body, ...etag };

@@ -43,6 +43,18 @@ export function resourceForKind(
   resources: readonly DiscoveredResource[],
   kind: string,
 ): ResourceInfo | undefined {
+  // A document is kept for the Connection's life, and every create looks up each of its kinds.
+  let byKind = CHOSEN.get(resources);
+  if (byKind === undefined) CHOSEN.set(resources, (byKind = new Map<string, ResourceInfo | undefined>()));
+  if (byKind.has(kind)) return byKind.get(kind);
+  const chosen = chooseResource(resources, kind);
+  byKind.set(kind, chosen);
+  return chosen;
+}
+
+const CHOSEN = new WeakMap<readonly DiscoveredResource[], Map<string, ResourceInfo | undefined>>();
+
+function chooseResource(resources: readonly DiscoveredResource[], kind: string): ResourceInfo | undefined {
   const candidates = resources.filter((r) => r.kind === kind && r.name !== '' && !r.name.includes('/'));
   const lower = kind.toLowerCase();
   const best =

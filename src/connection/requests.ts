@@ -62,11 +62,23 @@ export function parseBody(text: string): unknown {
   }
 }
 
-/** The request's path with its query, as the API server reads it. */
+/** Query values that read the same escaped or not (most: field managers, `All`, names). */
+const PLAIN = /^[\w.-]*$/;
+
+/**
+ * The request's path with its query, as the API server reads it: form-encoded as URLSearchParams
+ * writes it, built without one for the plain values nearly every request has.
+ */
 export function pathWithQuery(request: ApiRequest): string {
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(request.query ?? {}))
-    if (value !== undefined) query.set(key, value);
-  const text = query.toString();
+  const { query } = request;
+  if (query === undefined) return request.path;
+  let text = '';
+  for (const key in query) {
+    const value = query[key];
+    if (value === undefined) continue;
+    const pair =
+      PLAIN.test(key) && PLAIN.test(value) ? `${key}=${value}` : new URLSearchParams([[key, value]]).toString();
+    text = text === '' ? pair : `${text}&${pair}`;
+  }
   return text === '' ? request.path : `${request.path}?${text}`;
 }

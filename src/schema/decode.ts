@@ -6,7 +6,7 @@
 import { base64Error } from './base64.ts';
 import { quantityError } from './quantity.ts';
 import type { DecodeFormat } from './table.ts';
-import { record, valueType, type Place, type Walk } from './walk.ts';
+import { goFieldOf, record, valueType, type Place, type Walk } from './walk.ts';
 import {
   base64Reason,
   cannotConvertFraction,
@@ -22,7 +22,7 @@ const INT32_MAX = 2 ** 31 - 1;
 
 function checkInteger(w: Walk, value: unknown, width: 'int32' | 'int64', place: Place): void {
   if (typeof value === 'number' && !Number.isInteger(value)) {
-    const goField = `${place.goStruct}.${place.goFields}`;
+    const goField = goFieldOf(place);
     record(w, 'decode', place, cannotConvertFraction(width), goFieldReason('number', goField, width));
   }
 }

@@ -2,7 +2,7 @@
 // (sigs.k8s.io/structured-merge-diff `typed/validate.go` validatingObjectWalker and
 // `typed/helpers.go`), then the checks kube-apiserver makes right after, while it decodes the
 // typed value into its Go types (built-in kinds only). Pure: data in, problems out.
-import { fieldElement, indexElement, keyElement, strictField, strictIndex, valueElement } from './paths.ts';
+import { keyElement, valueElement } from './paths.ts';
 import { checkDecode } from './decode.ts';
 import {
   kindKey,
@@ -16,7 +16,7 @@ import {
 import {
   ROOT,
   deduce,
-  goTypeName,
+  goFieldOf,
   record,
   resolve,
   valueType,
@@ -121,22 +121,11 @@ function visitScalar(
     // A create or update body is decoded by encoding/json, which names the Go field and type.
     const goType = kind === 'untyped' ? undefined : goScalarType(kind, format);
     const createReason =
-      goType === undefined ? undefined : goFieldReason(got, `${place.goStruct}.${place.goFields}`, goType);
+      goType === undefined ? undefined : goFieldReason(got, goFieldOf(place), goType);
     record(w, 'type', place, expected(kind, got), createReason);
     return;
   }
   if (w.decode && format !== undefined) checkDecode(w, value, format, place);
-}
-
-function fieldPlace(place: Place, key: string, declared: boolean, structName: string | undefined): Place {
-  return {
-    path: place.path + fieldElement(key),
-    parent: place.path,
-    strict: strictField(place.strict, key),
-    at: [...place.at, key],
-    goStruct: declared && structName !== undefined ? goTypeName(structName) : place.goStruct,
-    goFields: declared ? strictField(place.goFields, key) : place.goFields,
-  };
 }
 
 // typed/validate.go visitMapItems and typed/helpers.go mapValue.
@@ -146,10 +135,11 @@ function visitMap(w: Walk, value: unknown, map: MapDef, place: Place, name: stri
     record(w, 'type', place, expected('map', valueType(value)));
     return;
   }
-  for (const [key, child] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
+    const child = value[key];
     const field = map.fields !== undefined && Object.hasOwn(map.fields, key) ? map.fields[key] : undefined;
     const ref = field ?? map.elements;
-    const childPlace = fieldPlace(place, key, field !== undefined, name);
+    const childPlace: Place = { up: place, key, declared: field !== undefined, struct: name };
     if (ref === undefined) {
       record(w, 'undeclared', childPlace, UNDECLARED);
       if (w.report === 'server') return;
@@ -157,17 +147,6 @@ function visitMap(w: Walk, value: unknown, map: MapDef, place: Place, name: stri
     }
     visit(w, child, ref, childPlace);
   }
-}
-
-function elementPlace(place: Place, element: string, index: number): Place {
-  return {
-    path: place.path + element,
-    parent: place.path,
-    strict: strictIndex(place.strict, index),
-    at: [...place.at, index],
-    goStruct: place.goStruct,
-    goFields: place.goFields,
-  };
 }
 
 // typed/helpers.go getAssociativeKeyDefault: an absent key field may have a default.
@@ -219,24 +198,25 @@ function visitList(w: Walk, value: unknown, list: ListDef, place: Place): void {
     return;
   }
   const seen = new Set<string>();
-  for (const [index, child] of (value as unknown[]).entries()) {
+  const items = value as unknown[];
+  for (let index = 0; index < items.length; index++) {
+    const child = items[index];
+    if (list.listType === 'atomic') {
+      // An atomic list's elements are spelled by index, when a problem needs it.
+      visit(w, child, list.elements, { up: place, key: index });
+      continue;
+    }
     const { element, error } =
-      list.listType === 'atomic'
-        ? { element: indexElement(index) }
-        : list.listType === 'map'
-          ? keyedElement(w, list, child, place)
-          : setElement(child);
+      list.listType === 'map' ? keyedElement(w, list, child, place) : setElement(child);
     if (element === undefined) {
       record(w, 'list', place, elementReason(index, error ?? ''));
       // Without a path element nothing below it can be reported; the server stops the list.
       if (w.report === 'server') return;
       continue;
     }
-    if (list.listType !== 'atomic') {
-      if (seen.has(element)) record(w, 'list', place, duplicateKey(element));
-      seen.add(element);
-    }
-    visit(w, child, list.elements, elementPlace(place, element, index));
+    if (seen.has(element)) record(w, 'list', place, duplicateKey(element));
+    seen.add(element);
+    visit(w, child, list.elements, { up: place, key: index, element });
   }
 }
 

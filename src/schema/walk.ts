@@ -1,19 +1,65 @@
 // The walk shared by typing and pruning: where a value sits, and how it is recorded. One place
 // carries both path syntaxes, the JSON location and what encoding/json would name it.
+import { fieldElement, indexElement, strictField, strictIndex } from './paths.ts';
 import { UNTYPED, type TypeDef, type TypeRef, type TypeTable } from './table.ts';
 import { noSuchType, type ProblemKind, type TypingProblem, type ValueType } from './wording.ts';
 
 /** How much to report: every problem, or what kube-apiserver reports. */
 export type Report = 'all' | 'server';
 
+/**
+ * Where a value sits: one link per map key or list index, up to the root. Its paths are spelled
+ * only when a problem is recorded, so typing a clean object allocates one small link per value.
+ */
 export interface Place {
-  path: string;
-  parent: string;
-  strict: string;
-  at: readonly (string | number)[];
-  /** encoding/json's struct and field stack (struct fields only, no list indexes). */
-  goStruct: string;
-  goFields: string;
+  readonly up: Place | undefined;
+  /** The map key, or the list index. */
+  readonly key: string | number;
+  /** A keyed or set element's path element (`[name="x"]`); fields and atomic indexes derive theirs. */
+  readonly element?: string | undefined;
+  /** A map key the schema declares: encoding/json names it as a struct field. */
+  readonly declared?: boolean;
+  /** The Go type name of the struct declaring it, where the schema names one. */
+  readonly struct?: string | undefined;
+}
+
+export const ROOT: Place = { up: undefined, key: '' };
+
+/** structured-merge-diff's path: `.spec.containers[name="a"].ports[0]`. */
+export function pathOf(place: Place): string {
+  if (place.up === undefined) return '';
+  const element =
+    place.element ?? (typeof place.key === 'number' ? indexElement(place.key) : fieldElement(place.key));
+  return pathOf(place.up) + element;
+}
+
+/** Strict decoding's path: fields joined by `.`, every list element by index. */
+function strictOf(place: Place): string {
+  if (place.up === undefined) return '';
+  const up = strictOf(place.up);
+  return typeof place.key === 'number' ? strictIndex(up, place.key) : strictField(up, place.key);
+}
+
+function atOf(place: Place): (string | number)[] {
+  if (place.up === undefined) return [];
+  const at = atOf(place.up);
+  at.push(place.key);
+  return at;
+}
+
+/** encoding/json's struct and field stack (declared struct fields only, no list indexes). */
+function goStack(place: Place): { struct: string; fields: string } {
+  if (place.up === undefined) return { struct: '', fields: '' };
+  const up = goStack(place.up);
+  if (typeof place.key === 'number' || place.declared !== true) return up;
+  const struct = place.struct === undefined ? up.struct : goTypeName(place.struct);
+  return { struct, fields: strictField(up.fields, place.key) };
+}
+
+/** The Go field encoding/json names in its errors: `Struct.field.path`. */
+export function goFieldOf(place: Place): string {
+  const { struct, fields } = goStack(place);
+  return `${struct}.${fields}`;
 }
 
 export interface Walk {
@@ -24,7 +70,6 @@ export interface Walk {
   decodeProblems: TypingProblem[];
 }
 
-export const ROOT: Place = { path: '', parent: '', strict: '', at: [], goStruct: '', goFields: '' };
 
 const UNTYPED_DEF: TypeDef = {
   scalar: 'untyped',
@@ -57,10 +102,10 @@ export function record(
 ): void {
   const problem: TypingProblem = {
     kind,
-    path: place.path,
-    parent: place.parent,
-    strictPath: place.strict,
-    at: place.at,
+    path: pathOf(place),
+    parent: place.up === undefined ? '' : pathOf(place.up),
+    strictPath: strictOf(place),
+    at: atOf(place),
     reason,
     ...(createReason === undefined ? {} : { createReason }),
   };
@@ -68,15 +113,37 @@ export function record(
 }
 
 /** The type a reference names, with its name when it has one (typed/helpers.go resolveSchema). */
-export function resolve(w: Walk, ref: TypeRef, place: Place): { def: TypeDef; name?: string } | undefined {
-  if (typeof ref !== 'string') return { def: ref };
-  if (ref === UNTYPED) return { def: UNTYPED_DEF };
+export function resolve(w: Walk, ref: TypeRef, place: Place): Resolved | undefined {
+  if (typeof ref !== 'string') return inlineOf(ref);
+  if (ref === UNTYPED) return UNTYPED_RESOLVED;
+  let named = NAMED.get(w.table);
+  if (named === undefined) NAMED.set(w.table, (named = new Map<string, Resolved>()));
+  const known = named.get(ref);
+  if (known !== undefined) return known;
   const def = w.table.types[ref];
   if (def === undefined) {
     record(w, 'schema', place, noSuchType(ref));
     return undefined;
   }
-  return { def, name: ref };
+  const resolved = { def, name: ref };
+  named.set(ref, resolved);
+  return resolved;
+}
+
+export interface Resolved {
+  def: TypeDef;
+  name?: string;
+}
+
+// Made once per table and name (or inline definition): typing resolves one for every value.
+const UNTYPED_RESOLVED: Resolved = { def: UNTYPED_DEF };
+const NAMED = new WeakMap<TypeTable, Map<string, Resolved>>();
+const INLINE = new WeakMap<TypeDef, Resolved>();
+
+function inlineOf(def: TypeDef): Resolved {
+  let resolved = INLINE.get(def);
+  if (resolved === undefined) INLINE.set(def, (resolved = { def }));
+  return resolved;
 }
 
 /**
@@ -86,11 +153,22 @@ export function resolve(w: Walk, ref: TypeRef, place: Place): { def: TypeDef; na
 export function deduce(def: TypeDef, value: unknown): TypeDef {
   const type = valueType(value);
   if ((type === 'string' || type === 'number' || type === 'boolean') && def.scalar !== undefined) {
-    return def.format === undefined ? { scalar: def.scalar } : { scalar: def.scalar, format: def.format };
+    const cut = partsOf(def);
+    return (cut.scalar ??=
+      def.format === undefined ? { scalar: def.scalar } : { scalar: def.scalar, format: def.format });
   }
-  if (type === 'list' && def.list !== undefined) return { list: def.list };
-  if (type === 'map' && def.map !== undefined) return { map: def.map };
+  if (type === 'list' && def.list !== undefined) return (partsOf(def).list ??= { list: def.list });
+  if (type === 'map' && def.map !== undefined) return (partsOf(def).map ??= { map: def.map });
   return def;
+}
+
+/** Each definition's parts, made once: typing deduces one for every value it visits. */
+const PARTS = new WeakMap<TypeDef, { scalar?: TypeDef; list?: TypeDef; map?: TypeDef }>();
+
+function partsOf(def: TypeDef): { scalar?: TypeDef; list?: TypeDef; map?: TypeDef } {
+  let parts = PARTS.get(def);
+  if (parts === undefined) PARTS.set(def, (parts = {}));
+  return parts;
 }
 
 /** The Go type name of a definition: `io.k8s.api.apps.v1.DeploymentSpec` → `DeploymentSpec`. */

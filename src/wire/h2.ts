@@ -75,7 +75,10 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   let stream: ClientHttp2Stream;
   const headers: Record<string, string> = { ':method': exchange.method, ':path': exchange.path };
-  for (const [name, value] of Object.entries(exchange.headers)) headers[name.toLowerCase()] = value;
+  for (const name in exchange.headers) {
+    const value = exchange.headers[name];
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  }
   try {
     stream = session.request(headers, { endStream: exchange.body === undefined });
   } catch (error) {
@@ -124,7 +127,9 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
     });
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('end', () => {
-      const body = Buffer.concat(chunks);
+      // Most answers arrive in one piece: no copy for those.
+      const [only] = chunks;
+      const body = only !== undefined && chunks.length === 1 ? only : Buffer.concat(chunks);
       // A session torn down ends its streams as if they were complete: no status, or a body
       // cut short, is a lost connection.
       if (code === 0 || session.destroyed) {

@@ -108,9 +108,18 @@ export class Transport {
     return this.#closing.signal.aborted;
   }
 
-  async send(exchange: Exchange): Promise<Answer> {
+  send(exchange: Exchange): Promise<Answer> {
+    const session = this.#usableSession();
+    return session === undefined ? this.#sendWhenReady(exchange) : this.#onSession(session, exchange);
+  }
+
+  /** The way when no session can take a stream at once: open one, check one, or HTTP/1.1. */
+  async #sendWhenReady(exchange: Exchange): Promise<Answer> {
     const session = await this.#h2Session(exchange.signal);
-    if (session === undefined) return this.#viaH1(exchange);
+    return session === undefined ? this.#viaH1(exchange) : this.#onSession(session, exchange);
+  }
+
+  async #onSession(session: ClientHttp2Session, exchange: Exchange): Promise<Answer> {
     try {
       return await this.#viaH2(session, exchange);
     } catch (error) {
@@ -124,10 +133,21 @@ export class Transport {
     }
   }
 
+  /**
+   * The live session when it can take a stream without waiting (open, not under a health check,
+   * not quiet for too long), so a burst's requests skip #h2Session's async step; else undefined.
+   */
+  #usableSession(): ClientHttp2Session | undefined {
+    const current = this.#session;
+    if (this.closed || current === undefined || current.closed || current.destroyed) return undefined;
+    return this.#checks.has(current) || this.#quietTooLong(current) ? undefined : current;
+  }
+
   /** One attempt on a stream, traced when someone listens. */
   #viaH2(session: ClientHttp2Session, exchange: Exchange): Promise<Answer> {
-    const send = (): Promise<Answer> => sendH2(session, exchange, this.#book);
-    return exchange.traced ? exchange.traced(send, 'h2') : send();
+    const { traced } = exchange;
+    if (traced === undefined) return sendH2(session, exchange, this.#book);
+    return traced(() => sendH2(session, exchange, this.#book), 'h2');
   }
 
   /** One attempt on the HTTP/1.1 pool, traced when someone listens. */
