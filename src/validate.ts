@@ -179,7 +179,8 @@ export function checkRenderedObjects(
     if (typeof apiVersion !== 'string' || apiVersion === '') say('identity', `${label()} has no apiVersion`);
     if (typeof kind !== 'string' || kind === '') say('identity', `${label()} has no kind`);
     const metadataType = notAMap(raw.metadata);
-    if (metadataType !== undefined) say('identity', `${label()}: .metadata: expected map, got ${metadataType}`);
+    if (metadataType !== undefined)
+      say('identity', `${label()}: .metadata: expected map, got ${metadataType}`);
     else if (typeof name !== 'string' || name === '')
       say('name', `${label()} has no metadata.name (a stable name is required)`);
     else if (typeof apiVersion === 'string' && typeof kind === 'string') {

@@ -77,7 +77,9 @@ export function pathWithQuery(request: ApiRequest): string {
     const value = query[key];
     if (value === undefined) continue;
     const pair =
-      PLAIN.test(key) && PLAIN.test(value) ? `${key}=${value}` : new URLSearchParams([[key, value]]).toString();
+      PLAIN.test(key) && PLAIN.test(value)
+        ? `${key}=${value}`
+        : new URLSearchParams([[key, value]]).toString();
     text = text === '' ? pair : `${text}&${pair}`;
   }
   return text === '' ? request.path : `${request.path}?${text}`;

@@ -120,8 +120,7 @@ function visitScalar(
     const got = valueType(value);
     // A create or update body is decoded by encoding/json, which names the Go field and type.
     const goType = kind === 'untyped' ? undefined : goScalarType(kind, format);
-    const createReason =
-      goType === undefined ? undefined : goFieldReason(got, goFieldOf(place), goType);
+    const createReason = goType === undefined ? undefined : goFieldReason(got, goFieldOf(place), goType);
     record(w, 'type', place, expected(kind, got), createReason);
     return;
   }

@@ -70,7 +70,6 @@ export interface Walk {
   decodeProblems: TypingProblem[];
 }
 
-
 const UNTYPED_DEF: TypeDef = {
   scalar: 'untyped',
   map: { elements: UNTYPED },
