@@ -2,6 +2,7 @@
 // pre-flight, or the raw client sending the same requests (dry runs included), one command at a
 // time, so the parent reads the stand-in's request counts between them. Reports wall and CPU time.
 import * as ocp from '../src/index.ts';
+import { type Allocations, sampleAllocations } from './allocations.ts';
 import { BURST_TEMPLATE } from './templates.ts';
 import { applyAll, dryRunWave, type RawTransport, rawH1, rawH2, render } from './raw.ts';
 
@@ -10,13 +11,15 @@ export type StandInImpl = 'library' | 'raw';
 export type ClientCommand =
   /** A throwaway burst of `k` jobs on a Connection of its own, then the measured one opened. */
   | { open: { impl: StandInImpl; kubeconfig: string; protocol: 'h2' | 'http1'; k: number } }
-  /** `k` concurrent create jobs on the measured Connection. */
-  | { burst: { k: number } }
+  /** `k` concurrent create jobs on the measured Connection; with `allocations`, what they allocated. */
+  | { burst: { k: number; allocations?: boolean } }
   /** `runs` rounds of: a create with the pre-flight, one without, one single-request read. */
   | { cost: { template: string; runs: number } }
   | { close: true };
 
 export interface Timed {
+  /** Sampled with `allocations` only (the sampling costs time of its own). */
+  allocations?: Allocations;
   wallMs: number;
   cpuMs: number;
   /** The monotonic clock's µs at start and end, the clock a `--cpu-prof` profile's samples are timed by. */
@@ -122,7 +125,10 @@ async function run(command: ClientCommand): Promise<unknown> {
   if ('burst' in command) {
     const job = opened?.job;
     if (!job) throw new Error('no Connection is open');
-    return timed(() => burstOf(job, command.burst.k));
+    const work = (): Promise<Timed> => timed(() => burstOf(job, command.burst.k));
+    if (command.burst.allocations !== true) return work();
+    const [result, allocations] = await sampleAllocations(work);
+    return { ...result, allocations };
   }
   await opened?.close();
   opened = undefined;

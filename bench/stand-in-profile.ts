@@ -1,10 +1,12 @@
 // `node scripts/with-node.mjs node bench/stand-in-profile.ts [--k 500] [--protocol h2] [--out DIR]
-// [--runs N] [--no-profile]`:
+// [--runs N] [--no-profile] [--allocations]`:
 // a K-job burst with the pre-flight against the stand-in (bench/stand-in.ts), by the library and by
 // the raw client sending the same requests, each client process under `node --cpu-prof`; prints
 // each one's self time by where the code lives, and the library's top functions, and keeps the
 // .cpuprofile files in DIR for a closer look (Chrome DevTools, speedscope); with `--runs`, the
-// clients take turns and the medians and ratios of wall and CPU time close the output.
+// clients take turns and the medians and ratios of wall and CPU time close the output. With
+// `--allocations` (best with `--no-profile`), each burst's allocation volume is sampled too, the
+// figure a busy machine does not blur, with the library's largest allocation sites.
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     runs: { type: 'string' },
     'no-profile': { type: 'boolean' },
+    allocations: { type: 'boolean' },
   },
 });
 const runs = Number(values.runs ?? 1);
@@ -107,13 +110,15 @@ async function measure(impl: StandInImpl, run: number): Promise<[Timed, Timed]> 
     profiling ? ['--cpu-prof', '--cpu-prof-dir', dir] : ['--expose-gc'],
   );
   await client.run({ open: { impl, kubeconfig: world.kubeconfig, protocol, k } });
-  const first = await client.run<Timed>({ burst: { k } });
-  const warm = await client.run<Timed>({ burst: { k } });
+  const allocations = values.allocations === true;
+  const first = await client.run<Timed>({ burst: { k, allocations } });
+  const warm = await client.run<Timed>({ burst: { k, allocations } });
   await client.run({ close: true });
   await client.exit();
   process.stdout.write(
     `${impl}: first ${first.wallMs.toFixed(0)} ms (cpu ${first.cpuMs.toFixed(0)}), warm ${warm.wallMs.toFixed(0)} ms (cpu ${warm.cpuMs.toFixed(0)})\n`,
   );
+  if (allocations) printAllocations(impl, first, warm);
   if (!profiling) return [first, warm];
   const [file] = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
   await writeFile(join(dir, 'bursts.json'), JSON.stringify([first, warm]));
@@ -128,6 +133,16 @@ async function measure(impl: StandInImpl, run: number): Promise<[Timed, Timed]> 
       process.stdout.write(`  ${(us / 1000).toFixed(1).padStart(7)}  ${name}\n`);
   }
   return [first, warm];
+}
+
+function printAllocations(impl: StandInImpl, first: Timed, warm: Timed): void {
+  const perJob = (t: Timed): string => (((t.allocations?.totalMb ?? 0) * 1000) / k).toFixed(0);
+  process.stdout.write(
+    `  allocated: first ${String(first.allocations?.totalMb.toFixed(1))} MB (${perJob(first)} kB a job), warm ${String(warm.allocations?.totalMb.toFixed(1))} MB (${perJob(warm)} kB a job)\n`,
+  );
+  if (impl !== 'library') return;
+  for (const [name, mb] of warm.allocations?.sites ?? [])
+    process.stdout.write(`  ${mb.toFixed(2).padStart(7)} MB  ${name}\n`);
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;

@@ -49,10 +49,15 @@ export interface Answer {
   etag?: string | undefined;
 }
 
+/** A stream in flight, as the transport can end it (an abort of everything at close()). */
+export interface InFlight {
+  fail(error: Error): void;
+}
+
 /** What the transport keeps of each stream in flight: its count per session, and a way to end it. */
 export interface StreamBook {
-  opened(session: ClientHttp2Session, cancel: (error: Error) => void): void;
-  closed(session: ClientHttp2Session, cancel: (error: Error) => void): void;
+  opened(session: ClientHttp2Session, stream: InFlight): void;
+  closed(session: ClientHttp2Session, stream: InFlight): void;
   /** The server answered on this session: it is alive. */
   heard(session: ClientHttp2Session): void;
   /** The last-stream-id of the GOAWAY the session received, if any: streams above it were not processed. */
@@ -68,6 +73,126 @@ function unprocessed(stream: ClientHttp2Stream, last: number | undefined, error:
   if (stream.rstCode === REFUSED_STREAM) return true;
   if (last === undefined || error instanceof ReadTimeoutError || error.name === 'AbortError') return false;
   return stream.id === undefined || stream.id > last;
+}
+
+const EXCHANGE = Symbol('exchange');
+type Carrying = ClientHttp2Stream & { [EXCHANGE]: StreamExchange };
+
+/**
+ * One stream's request and answer. Its listeners are shared functions that find it on the stream
+ * (node:http2 calls them with the stream as `this`): a burst's thousands of streams allocate one
+ * object each, not a closure per event.
+ */
+class StreamExchange implements InFlight {
+  code = 0;
+  retryAfter: string | undefined;
+  warnings: string[] = [];
+  etag: string | undefined;
+  announced: number | undefined;
+  readonly chunks: Buffer[] = [];
+  settled = false;
+  readonly onAbort: (() => void) | undefined;
+  readonly stream: ClientHttp2Stream;
+  readonly session: ClientHttp2Session;
+  readonly book: StreamBook;
+  readonly signal: AbortSignal | undefined;
+  readonly readTimeout: number;
+  readonly resolve: (answer: Answer) => void;
+  readonly reject: (error: Error) => void;
+
+  constructor(
+    stream: ClientHttp2Stream,
+    session: ClientHttp2Session,
+    book: StreamBook,
+    exchange: Exchange,
+    settle: { resolve: (answer: Answer) => void; reject: (error: Error) => void },
+  ) {
+    this.stream = stream;
+    this.session = session;
+    this.book = book;
+    this.signal = exchange.signal;
+    this.readTimeout = exchange.readTimeout;
+    this.resolve = settle.resolve;
+    this.reject = settle.reject;
+    const { signal } = exchange;
+    if (signal) {
+      this.onAbort = () => {
+        this.fail(abortReason(signal));
+      };
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+    this.stream.setTimeout(0);
+    this.book.closed(this.session, this);
+    return true;
+  }
+
+  fail(error: Error): void {
+    if (!this.settle()) return;
+    // Only a reset: destroying the stream right after closing it is what wedges node:http2.
+    if (!this.stream.closed) this.stream.close(CANCEL);
+    const refused = this.code === 0 && unprocessed(this.stream, this.book.lastProcessed(this.session), error);
+    this.reject(refused ? new RefusedStreamError(error) : error);
+  }
+
+  end(): void {
+    // Most answers arrive in one piece: no copy for those.
+    const [only] = this.chunks;
+    const body = only !== undefined && this.chunks.length === 1 ? only : Buffer.concat(this.chunks);
+    // A session torn down ends its streams as if they were complete: no status, or a body
+    // cut short, is a lost connection.
+    if (this.code === 0 || this.session.destroyed) {
+      this.fail(new ConnectionLostError());
+      return;
+    }
+    // A reset with NO_ERROR also ends the stream; only the announced length tells it was cut.
+    if (this.announced !== undefined && body.length !== this.announced) {
+      this.fail(new TruncatedAnswerError(body.length, this.announced));
+      return;
+    }
+    const { code, retryAfter, warnings, etag } = this;
+    if (this.settle()) this.resolve({ code, text: body.toString('utf8'), retryAfter, warnings, etag });
+  }
+}
+
+function onResponse(this: Carrying, answer: IncomingHttpHeaders & IncomingHttpStatusHeader): void {
+  const exchange = this[EXCHANGE];
+  exchange.book.heard(exchange.session);
+  exchange.code = Number(answer[':status']);
+  exchange.retryAfter = answer['retry-after'];
+  exchange.warnings = headerValues(answer.warning);
+  exchange.etag = answer.etag;
+  const length = answer['content-length'];
+  exchange.announced = length === undefined ? undefined : Number(length);
+}
+
+function onData(this: Carrying, chunk: Buffer): void {
+  this[EXCHANGE].chunks.push(chunk);
+}
+
+function onEnd(this: Carrying): void {
+  this[EXCHANGE].end();
+}
+
+function onError(this: Carrying, error: Error): void {
+  this[EXCHANGE].fail(error);
+}
+
+function onClose(this: Carrying): void {
+  const exchange = this[EXCHANGE];
+  // Every stream closes, most after their answer: build no Error (and stack) for those.
+  if (!exchange.settled)
+    exchange.fail(new Error(`the HTTP/2 stream closed before the answer ended (code ${this.rstCode})`));
+}
+
+function onTimeout(this: Carrying): void {
+  const exchange = this[EXCHANGE];
+  exchange.fail(new ReadTimeoutError(exchange.readTimeout));
 }
 
 export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: StreamBook): Promise<Answer> {
@@ -86,69 +211,15 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
     return Promise.reject(new RefusedStreamError(error));
   }
   return new Promise<Answer>((resolve, reject) => {
-    let code = 0;
-    let retryAfter: string | undefined;
-    let warnings: string[] = [];
-    let etag: string | undefined;
-    let announced: number | undefined;
-    const chunks: Buffer[] = [];
-    let settled = false;
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      stream.setTimeout(0);
-      book.closed(session, fail);
-      return true;
-    };
-    const fail = (error: Error): void => {
-      if (!settle()) return;
-      // Only a reset: destroying the stream right after closing it is what wedges node:http2.
-      if (!stream.closed) stream.close(CANCEL);
-      const refused = code === 0 && unprocessed(stream, book.lastProcessed(session), error);
-      reject(refused ? new RefusedStreamError(error) : error);
-    };
-    const onAbort = (): void => {
-      if (signal) fail(abortReason(signal));
-    };
-    book.opened(session, fail);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    stream.setTimeout(exchange.readTimeout, () => {
-      fail(new ReadTimeoutError(exchange.readTimeout));
-    });
-    stream.on('response', (answer: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
-      book.heard(session);
-      code = Number(answer[':status']);
-      retryAfter = answer['retry-after'];
-      warnings = headerValues(answer.warning);
-      etag = answer.etag;
-      const length = answer['content-length'];
-      announced = length === undefined ? undefined : Number(length);
-    });
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => {
-      // Most answers arrive in one piece: no copy for those.
-      const [only] = chunks;
-      const body = only !== undefined && chunks.length === 1 ? only : Buffer.concat(chunks);
-      // A session torn down ends its streams as if they were complete: no status, or a body
-      // cut short, is a lost connection.
-      if (code === 0 || session.destroyed) {
-        fail(new ConnectionLostError());
-        return;
-      }
-      // A reset with NO_ERROR also ends the stream; only the announced length tells it was cut.
-      if (announced !== undefined && body.length !== announced) {
-        fail(new TruncatedAnswerError(body.length, announced));
-        return;
-      }
-      if (settle()) resolve({ code, text: body.toString('utf8'), retryAfter, warnings, etag });
-    });
-    stream.on('error', fail);
-    stream.on('close', () => {
-      // Every stream closes, most after their answer: build no Error (and stack) for those.
-      if (!settled)
-        fail(new Error(`the HTTP/2 stream closed before the answer ended (code ${stream.rstCode})`));
-    });
+    const carried = new StreamExchange(stream, session, book, exchange, { resolve, reject });
+    (stream as Carrying)[EXCHANGE] = carried;
+    book.opened(session, carried);
+    stream.setTimeout(exchange.readTimeout, onTimeout);
+    stream.on('response', onResponse);
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
     if (exchange.body !== undefined) stream.end(exchange.body);
   });
 }

@@ -6,7 +6,7 @@
 // (h1.ts), a new connection (handshake.ts) and a tunnel through a proxy (tunnel.ts).
 import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import { type Answer, type Exchange, sendH2, type StreamBook } from './h2.ts';
+import { type Answer, type Exchange, type InFlight, sendH2, type StreamBook } from './h2.ts';
 import { Http1Pool } from './h1.ts';
 import { handshake, type HandshakeProxy } from './handshake.ts';
 import type { Undici } from '../util/runtime.ts';
@@ -54,18 +54,18 @@ export class Transport {
   #spare: TLSSocket | undefined;
   /** Streams in flight per session (a replaced session may still finish some), and how to end each. */
   readonly #active = new WeakMap<ClientHttp2Session, number>();
-  readonly #inFlight = new Set<(error: Error) => void>();
+  readonly #inFlight = new Set<InFlight>();
   /** When each session last answered anything (response headers or a PING acknowledgement). */
   readonly #heard = new WeakMap<ClientHttp2Session, number>();
   /** The health check under way per session, shared by everyone who waits for it. */
   readonly #checks = new WeakMap<ClientHttp2Session, Promise<boolean>>();
   readonly #book: StreamBook = {
-    opened: (session, cancel) => {
-      this.#inFlight.add(cancel);
+    opened: (session, stream) => {
+      this.#inFlight.add(stream);
       this.#track(session, 1);
     },
-    closed: (session, cancel) => {
-      this.#inFlight.delete(cancel);
+    closed: (session, stream) => {
+      this.#inFlight.delete(stream);
       this.#track(session, -1);
     },
     heard: (session) => {
@@ -180,7 +180,7 @@ export class Transport {
     if (this.closed) return;
     const closed = new ConnectionClosedError();
     this.#closing.abort(closed);
-    for (const cancel of [...this.#inFlight]) cancel(closed);
+    for (const stream of [...this.#inFlight]) stream.fail(closed);
     this.#session?.destroy();
     this.#session = undefined;
     this.#spare?.destroy();
