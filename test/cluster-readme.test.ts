@@ -15,6 +15,7 @@ test('every kube-apiserver flag of npm run cluster is in the README, with its va
     apiserver: 0,
     etcdClient: 0,
     etcdPeer: 0,
+    etcdFault: 0,
     simulator: 0,
   });
   const missing = flags

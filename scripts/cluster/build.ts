@@ -1,9 +1,10 @@
 // The control plane binary: built from test/cluster with the Go on PATH on first use, into a
-// gitignored cache folder named by the hash of go.sum, and reused by every later start.
+// gitignored cache folder named by the hash of the module's sources (go.mod, go.sum, every .go
+// file), and reused by every later start.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
@@ -53,11 +54,31 @@ export function findGo(): { ok: true; version: string } | { ok: false; why: stri
   return { ok: true, version };
 }
 
-export function binaryPath(): string {
-  const hash = createHash('sha256')
-    .update(readFileSync(join(MODULE_DIR, 'go.sum')))
-    .digest('hex');
-  return join(CACHE_DIR, `bin-${hash.slice(0, 16)}`, 'test-cluster');
+/** The files a build reads: go.mod, go.sum and every .go file under `moduleDir`, sorted by path. */
+export function moduleSources(moduleDir: string): string[] {
+  const goFiles = readdirSync(moduleDir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.go'))
+    .map((entry) => relative(moduleDir, join(entry.parentPath, entry.name)).split(sep).join('/'));
+  return ['go.mod', 'go.sum', ...goFiles.sort()];
+}
+
+/**
+ * Where the binary built from `moduleDir` is kept. Its folder is named by a hash of every source
+ * (each path and length before its bytes, so no two trees hash alike): a changed main.go builds
+ * a new binary instead of reusing one built from the old code, as hashing go.sum alone did.
+ *
+ * @example
+ * ```ts
+ * if (!existsSync(binaryPath())) console.error('the first start builds it');
+ * ```
+ */
+export function binaryPath(moduleDir = MODULE_DIR, cacheDir = CACHE_DIR): string {
+  const hash = createHash('sha256');
+  for (const path of moduleSources(moduleDir)) {
+    const bytes = readFileSync(join(moduleDir, path));
+    hash.update(`${path}\0${bytes.length}\0`).update(bytes);
+  }
+  return join(cacheDir, `bin-${hash.digest('hex').slice(0, 16)}`, 'test-cluster');
 }
 
 /**

@@ -1,5 +1,6 @@
 // kube-apiserver's flags for a control plane on loopback, each with the reason it is there, and
-// the process that runs it (test/cluster: etcd embedded beside kube-apiserver in one binary).
+// the process that runs it (test/cluster: etcd embedded beside kube-apiserver in one binary, and
+// reached through a second port with one fault, etcdfault.go).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +10,8 @@ export interface Ports {
   apiserver: number;
   etcdClient: number;
   etcdPeer: number;
+  /** etcd's API with the commit-timeout fault (test/cluster/etcdfault.go): what kube-apiserver dials. */
+  etcdFault: number;
   simulator: number;
 }
 
@@ -29,7 +32,11 @@ export function apiserverFlags(
 ): [string, string, string][] {
   const f = material.files;
   return [
-    ['--etcd-servers', `http://127.0.0.1:${ports.etcdClient}`, 'the embedded etcd, on loopback'],
+    [
+      '--etcd-servers',
+      `http://127.0.0.1:${ports.etcdFault}`,
+      "the embedded etcd's API on loopback, with a fault for `otc-etcd-commit-timeout-*` names",
+    ],
     ['--bind-address', '127.0.0.1', 'listen on loopback only'],
     ['--secure-port', String(ports.apiserver), 'the port the kubeconfig names'],
     [
@@ -99,6 +106,7 @@ export function startControlPlane(
       `--etcd-data-dir=${join(dir, 'etcd')}`,
       `--etcd-client-port=${ports.etcdClient}`,
       `--etcd-peer-port=${ports.etcdPeer}`,
+      `--etcd-fault-port=${ports.etcdFault}`,
       '--',
       ...flags,
     ],

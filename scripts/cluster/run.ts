@@ -179,6 +179,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       apiserver: await freePort(options.port ?? 0),
       etcdClient: await freePort(),
       etcdPeer: await freePort(),
+      etcdFault: await freePort(),
       simulator: await freePort(),
     };
     const material = await writeMaterial(dir);

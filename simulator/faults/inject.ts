@@ -20,6 +20,7 @@ export async function applyFault(fault: FaultAction, request: FaultedRequest): P
   const { response, execute, finish } = request;
   switch (fault.type) {
     case 'status': {
+      if (fault.execute) execute();
       const status = new StatusError(
         fault.code,
         fault.reason ?? 'InternalError',

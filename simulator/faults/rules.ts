@@ -2,8 +2,19 @@
 
 /** What happens to a matched request. "Before" actions stop the request from reaching storage. */
 export type FaultAction =
-  /** Answer with a Kubernetes Status of this code instead of handling the request. */
-  | { type: 'status'; code: number; reason?: string; message?: string; details?: Record<string, unknown> }
+  /**
+   * Answer with a Kubernetes Status of this code instead of handling the request. With `execute`,
+   * the request is handled (and persisted) first: an error after a committed write, as
+   * kube-apiserver answers etcd's "etcdserver: request timed out" (a 500 with no reason).
+   */
+  | {
+      type: 'status';
+      code: number;
+      reason?: string;
+      message?: string;
+      details?: Record<string, unknown>;
+      execute?: boolean;
+    }
   /** Answer with exactly this status, content type and body. With `execute`, handled first. */
   | { type: 'raw'; code: number; contentType?: string; body: string; execute?: boolean }
   /** Wait before handling: a stall before the response headers. */

@@ -1,9 +1,8 @@
 // #34 item 7 on the real tier: a 500 InternalError is 'unknown' unless upstream source shows its
 // message is produced before anything is stored. The tier can produce one such message honestly: a
 // validating webhook that fails closed and cannot be called (k8s.io/apiserver
-// pkg/admission/plugin/webhook/validating/dispatcher.go, before the write). An InternalError after a
-// committed write needs etcd to fail mid-request, which the tier cannot do (etcd runs inside the
-// control plane's one process): docs/fidelity.md says so.
+// pkg/admission/plugin/webhook/validating/dispatcher.go, before the write). The other half, a 500
+// after a committed write, is test/cluster/etcd-fault.test.ts.
 import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';

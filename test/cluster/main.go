@@ -2,7 +2,8 @@
 //
 // It is test tooling, never part of the npm package. scripts/cluster.ts prepares the certificates,
 // the token file and the audit policy, then starts this program with the etcd data directory, the
-// etcd client port and, after "--", kube-apiserver's own flags. One process holds both servers, so
+// etcd client port, the port of etcd's API with a fault (etcdfault.go; kube-apiserver's
+// --etcd-servers names it) and, after "--", kube-apiserver's own flags. One process holds both servers, so
 // nothing outlives it; and it exits when its standard input closes, which is how it notices that the
 // Node parent died, even by SIGKILL.
 package main
@@ -33,10 +34,11 @@ func run() error {
 	dataDir := flag.String("etcd-data-dir", "", "etcd's data directory (required)")
 	clientPort := flag.Int("etcd-client-port", 0, "etcd's client port on 127.0.0.1 (required)")
 	peerPort := flag.Int("etcd-peer-port", 0, "etcd's peer port on 127.0.0.1 (required)")
+	faultPort := flag.Int("etcd-fault-port", 0, "etcd's API with the commit-timeout fault on 127.0.0.1 (required)")
 	watchStdin := flag.Bool("exit-on-stdin-eof", true, "exit when standard input closes")
 	flag.Parse()
-	if *dataDir == "" || *clientPort == 0 || *peerPort == 0 {
-		return errors.New("--etcd-data-dir, --etcd-client-port and --etcd-peer-port are required")
+	if *dataDir == "" || *clientPort == 0 || *peerPort == 0 || *faultPort == 0 {
+		return errors.New("--etcd-data-dir, --etcd-client-port, --etcd-peer-port and --etcd-fault-port are required")
 	}
 	if *watchStdin {
 		go exitOnStdinEOF()
@@ -47,6 +49,11 @@ func run() error {
 		return err
 	}
 	defer etcd.Close()
+	stopFault, err := serveFaultyEtcd(etcd.Server, *faultPort)
+	if err != nil {
+		return err
+	}
+	defer stopFault()
 
 	command := app.NewAPIServerCommand()
 	command.SetArgs(flag.Args())
@@ -66,7 +73,7 @@ func startEtcd(dataDir string, clientPort, peerPort int) (*embed.Etcd, error) {
 	config.ListenPeerUrls = []url.URL{peer}
 	config.AdvertisePeerUrls = []url.URL{peer}
 	config.InitialCluster = config.InitialClusterFromName(config.Name)
-	// No metrics or pprof listeners: nothing but the two ports above opens.
+	// No metrics or pprof listeners: nothing but the two ports above (and the fault port) opens.
 	config.ListenMetricsUrls = nil
 	etcd, err := embed.StartEtcd(config)
 	if err != nil {
@@ -94,4 +101,3 @@ func exitOnStdinEOF() {
 	time.Sleep(10 * time.Second)
 	os.Exit(2)
 }
-

@@ -37,11 +37,12 @@ async function applyFailure(action: FaultAction): Promise<ocp.RequestError> {
   }
 }
 
-const status = (reason: string, message: string): FaultAction => ({
+const status = (reason: string, message: string, execute = false): FaultAction => ({
   type: 'status',
   code: 500,
   reason,
   message,
+  execute,
 });
 
 test.each([
@@ -66,6 +67,21 @@ test.each([
   expect(failure.statusCode).toBe(500);
   expect(failure.outcome).toBe('unknown');
   expect(failure.code).toBe('OTC_SERVER_ERROR');
+});
+
+test("etcd's timeout after the commit, as the real tier answers it: unknown, the object stored, a replay succeeds", async () => {
+  // What kube-apiserver does when etcd commits the write and answers "request timed out"
+  // (test/cluster/etcd-fault.test.ts produces it): the object is stored, the answer a 500 with no reason.
+  const failure = await applyFailure(status('', 'etcdserver: request timed out', true));
+  expect([failure.statusCode, failure.reason, failure.outcome]).toEqual([500, undefined, 'unknown']);
+  await using api = await h.connect();
+  const secret = { apiVersion: 'v1', kind: 'Secret', namespace: 'workers', name: 'se-credentials' };
+  expect(failure.resource).toMatchObject({ kind: 'Secret', name: 'se-credentials' });
+  const [stored] = await ocp.get({ namespace: 'workers', resources: [secret], api });
+  expect(stored?.metadata?.name).toBe('se-credentials');
+  const refs = await ocp.create('worker-template', PARAMS, { ...WORKER, api });
+  expect(refs.find((r) => r.name === 'se-credentials')?.uid).toBe(stored?.metadata?.uid);
+  await ocp.delete('worker-template', PARAMS, { ...WORKER, api });
 });
 
 test.each([

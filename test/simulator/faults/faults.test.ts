@@ -48,6 +48,33 @@ test('a status fault on the nth matching request, once', async () => {
   expect(codes).toEqual([404, 503, 404]);
 });
 
+test('a status fault that executes first: stored, then answered as kube-apiserver answers an etcd timeout', async () => {
+  const path = '/api/v1/namespaces/workers/configmaps/committed-timeout';
+  sim.addFault({
+    method: 'PATCH',
+    path,
+    action: {
+      type: 'status',
+      code: 500,
+      reason: '',
+      message: 'etcdserver: request timed out',
+      execute: true,
+    },
+  });
+  const answer = await call(sim, 'PATCH', `${path}?fieldManager=me`, {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'committed-timeout' }, data: { a: 'b' } },
+    contentType: 'application/apply-patch+yaml',
+  });
+  // The body the real tier answered, byte for byte (test/cluster/etcd-fault.test.ts makes it).
+  expect([answer.status, answer.text]).toEqual([
+    500,
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: request timed out","code":500}',
+  ]);
+  const stored = await call(sim, 'GET', path);
+  expect([stored.status, stored.json.data]).toEqual([200, { a: 'b' }]);
+  await call(sim, 'DELETE', path);
+});
+
 test('raw answers: a non-JSON 200 and a truncated body', async () => {
   sim.addFault({
     path: '/api/v1',
