@@ -1,6 +1,7 @@
 // What a stretch of work allocates, by V8's sampling heap profiler with the objects the garbage
 // collector has already taken counted too: the volume the collector must clear, which timing on a
 // busy machine hides. Each sampled byte is charged to the nearest frame in the library's src/.
+import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 
 export interface Allocations {
@@ -39,8 +40,15 @@ function summarize(head: HeapNode, top: number): Allocations {
   return { totalMb: total / 1e6, sites };
 }
 
-/** Runs `work` with allocation sampling on (every 4 kB on average) and summarises what it allocated. */
-export async function sampleAllocations<T>(work: () => Promise<T>, top = 20): Promise<[T, Allocations]> {
+/**
+ * Runs `work` with allocation sampling on (every 4 kB on average) and summarises what it allocated;
+ * with `keep`, the whole profile is written there too (a .heapprofile that DevTools opens).
+ */
+export async function sampleAllocations<T>(
+  work: () => Promise<T>,
+  keep?: string,
+  top = 40,
+): Promise<[T, Allocations]> {
   const session = new Session();
   session.connect();
   try {
@@ -51,6 +59,7 @@ export async function sampleAllocations<T>(work: () => Promise<T>, top = 20): Pr
     });
     const result = await work();
     const { profile } = await session.post('HeapProfiler.stopSampling');
+    if (keep !== undefined) await writeFile(keep, JSON.stringify(profile));
     return [result, summarize(profile.head, top)];
   } finally {
     session.disconnect();

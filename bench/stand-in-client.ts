@@ -11,8 +11,11 @@ export type StandInImpl = 'library' | 'raw';
 export type ClientCommand =
   /** A throwaway burst of `k` jobs on a Connection of its own, then the measured one opened. */
   | { open: { impl: StandInImpl; kubeconfig: string; protocol: 'h2' | 'http1'; k: number } }
-  /** `k` concurrent create jobs on the measured Connection; with `allocations`, what they allocated. */
-  | { burst: { k: number; allocations?: boolean } }
+  /**
+   * `k` concurrent create jobs on the measured Connection; with `allocations`, what they allocated
+   * (the profile kept in that file).
+   */
+  | { burst: { k: number; allocations?: string } }
   /** `runs` rounds of: a create with the pre-flight, one without, one single-request read. */
   | { cost: { template: string; runs: number } }
   | { close: true };
@@ -126,8 +129,8 @@ async function run(command: ClientCommand): Promise<unknown> {
     const job = opened?.job;
     if (!job) throw new Error('no Connection is open');
     const work = (): Promise<Timed> => timed(() => burstOf(job, command.burst.k));
-    if (command.burst.allocations !== true) return work();
-    const [result, allocations] = await sampleAllocations(work);
+    if (command.burst.allocations === undefined) return work();
+    const [result, allocations] = await sampleAllocations(work, command.burst.allocations);
     return { ...result, allocations };
   }
   await opened?.close();

@@ -6,7 +6,8 @@
 // .cpuprofile files in DIR for a closer look (Chrome DevTools, speedscope); with `--runs`, the
 // clients take turns and the medians and ratios of wall and CPU time close the output. With
 // `--allocations` (best with `--no-profile`), each burst's allocation volume is sampled too, the
-// figure a busy machine does not blur, with the library's largest allocation sites.
+// figure a busy machine does not blur, with the library's largest allocation sites (the
+// .heapprofile files are kept in DIR).
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,15 +111,18 @@ async function measure(impl: StandInImpl, run: number): Promise<[Timed, Timed]> 
     profiling ? ['--cpu-prof', '--cpu-prof-dir', dir] : ['--expose-gc'],
   );
   await client.run({ open: { impl, kubeconfig: world.kubeconfig, protocol, k } });
-  const allocations = values.allocations === true;
-  const first = await client.run<Timed>({ burst: { k, allocations } });
-  const warm = await client.run<Timed>({ burst: { k, allocations } });
+  const sampled = values.allocations === true;
+  if (sampled) await mkdir(dir, { recursive: true });
+  const keep = (phase: string): { allocations?: string } =>
+    sampled ? { allocations: join(dir, `${phase}.heapprofile`) } : {};
+  const first = await client.run<Timed>({ burst: { k, ...keep('first') } });
+  const warm = await client.run<Timed>({ burst: { k, ...keep('warm') } });
   await client.run({ close: true });
   await client.exit();
   process.stdout.write(
     `${impl}: first ${first.wallMs.toFixed(0)} ms (cpu ${first.cpuMs.toFixed(0)}), warm ${warm.wallMs.toFixed(0)} ms (cpu ${warm.cpuMs.toFixed(0)})\n`,
   );
-  if (allocations) printAllocations(impl, first, warm);
+  if (sampled) printAllocations(impl, first, warm);
   if (!profiling) return [first, warm];
   const [file] = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
   await writeFile(join(dir, 'bursts.json'), JSON.stringify([first, warm]));
