@@ -10,7 +10,6 @@ import { lineChart } from './chart.ts';
 import { type TracingCost, tracingSection } from './tracing.ts';
 import { type ProxyRow, proxySection } from './proxy.ts';
 import { type TypingReport, typingSection, typingTargets } from './typing-report.ts';
-import { type StandInReport, standInSection, standInTargets } from './stand-in-report.ts';
 
 export interface Row {
   latencyMs: number;
@@ -123,7 +122,6 @@ export async function writeReport(
   tracing: TracingCost | undefined,
   proxied: { rows: ProxyRow[]; runs: number },
   typing: TypingReport,
-  standIn: StandInReport | undefined,
 ): Promise<void> {
   const zeroRaw = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'raw' });
   const zeroRawH2 = find(rows, { latencyMs: 0, d: 1, n: 100, op: 'create', impl: 'raw-h2' });
@@ -179,7 +177,7 @@ machine; re-run the benchmark to compare, never compare against another machine'
 | for comparison, no target: the same against plain undici over HTTP/1.1 (another transport) | ${zeroLib && zeroRaw ? `${(zeroLib.wallMs / zeroRaw.wallMs).toFixed(2)}× (${f1(zeroLib.wallMs)} ms against ${f1(zeroRaw.wallMs)} ms)` : 'not measured'} |
 ${burstTargets(bursts, DEFAULT_MAX_SOCKETS).join('\n')}
 ${typingTargets(typing).join('\n')}
-${standInTargets(standIn, DEFAULT_MAX_SOCKETS).join('\n')}
+| the pre-flight's cost and bursts with it, against a stand-in server | in [performance-preflight.md](performance-preflight.md) |
 | import cost | ${imports ? `${f1(imports.packageMs)} ms for this package (client-node is loaded by the first \`connect()\`), ${f1(imports.clientNodeMs)} ms for \`@kubernetes/client-node\` alone (median of ${imports.samples} fresh processes)` : 'not measured'} |
 
 ${overheadSplit(warm)}
@@ -201,7 +199,7 @@ ${[0, 10]
   .join('\n')}`;
   await writeFile(
     'docs/performance.md',
-    `${text}\n${burstSection(bursts)}\n${standInSection(standIn, DEFAULT_MAX_SOCKETS)}\n${typingSection(typing)}\n${proxySection(proxied.rows, proxied.runs)}\n${tracingSection(tracing)}`,
+    `${text}\n${burstSection(bursts)}\n${typingSection(typing)}\n${proxySection(proxied.rows, proxied.runs)}\n${tracingSection(tracing)}`,
   );
   await writeFile('docs/performance.svg', chart(rows));
   await writeFile('docs/bursts.svg', burstChart(bursts));

@@ -29,7 +29,7 @@ import { revalidationChecks } from './typing-revalidate.ts';
 import { corpusHeap, DEFAULT_CORPUS } from './typing-corpus.ts';
 import type { TypingReport } from './typing-report.ts';
 import { runStandInBench } from './stand-in-bench.ts';
-import type { StandInReport } from './stand-in-report.ts';
+import { type StandInReport, writeStandInReport } from './stand-in-report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +43,8 @@ const { values } = parseArgs({
 
 const smoke = values.smoke;
 // `--only SECTION` (repeatable): main, bursts, proxy, tracing, typing, imports, preflight;
-// docs/performance.md is written only when every section ran.
+// docs/performance.md is written only when every section ran; docs/performance-preflight.md
+// whenever the preflight section ran.
 const SECTIONS = ['main', 'bursts', 'proxy', 'tracing', 'typing', 'imports', 'preflight'];
 const only = values.only;
 for (const section of only ?? [])
@@ -386,7 +387,8 @@ if (values.json)
     `${JSON.stringify({ rows, bursts, proxied, tracing, typing, imports, standIn, failures }, null, 2)}\n`,
   );
 if (!smoke && only === undefined)
-  await writeReport(rows, imports, bursts, tracing, { rows: proxied, runs: PROXY_RUNS }, typing, standIn);
+  await writeReport(rows, imports, bursts, tracing, { rows: proxied, runs: PROXY_RUNS }, typing);
+if (!smoke && standIn !== undefined) await writeStandInReport(standIn, DEFAULT_MAX_SOCKETS);
 if (failures.length > 0) {
   process.stderr.write(`bench: request counts off the minimum:\n  ${failures.join('\n  ')}\n`);
   process.exitCode = 1;
