@@ -53,7 +53,7 @@ afterAll(async () => {
 const sentFor = (kind: string): string[] =>
   objectMutations(h)
     .filter((e) => e.path.includes(`/${kind.toLowerCase()}s/`))
-    .map((e) => `${e.method} ${e.query.dryRun ?? 'write'}`);
+    .map((e) => `${e.method} ${String(e.query.dryRun ?? 'write')}`);
 
 test.each(['server', 'schema'] as const)(
   "preflight: '%s' with dryRun: the image kinds are not dry-run, said once each; nothing is written",

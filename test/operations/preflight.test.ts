@@ -254,7 +254,12 @@ describe('the cluster changing between the pre-flight and the writes', () => {
       method: 'PATCH',
       path: '/api/v1/namespaces/workers/secrets/three',
       nth: 2,
-      action: { type: 'change-first', change: () => h.sim.setRules('revocable', CONFIG_ONLY.rules) },
+      action: {
+        type: 'change-first',
+        change: () => {
+          h.sim.setRules('revocable', CONFIG_ONLY.rules);
+        },
+      },
     });
     const error = instance(
       await rejection(ocp.create('revoked', {}, { ...WORKER, api: revocable, preflight: 'server' })),

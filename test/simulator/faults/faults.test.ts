@@ -60,7 +60,12 @@ test("a change-first fault that narrows the caller's rules: the very request it 
     method: 'PATCH',
     path,
     nth: 2,
-    action: { type: 'change-first', change: () => sim.setRules('narrowed', [configMaps]) },
+    action: {
+      type: 'change-first',
+      change: () => {
+        sim.setRules('narrowed', [configMaps]);
+      },
+    },
   });
   const apply = () =>
     call(sim, 'PATCH', `${path}?fieldManager=me&dryRun=All`, {
