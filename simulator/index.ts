@@ -112,6 +112,14 @@ export interface Simulator {
   clearWebhooks(): void;
   addToken(token: string, identity: Identity): void;
   /**
+   * What `user` may do from now on, as editing its RoleBindings would decide; inside a
+   * change-first fault, the request it fires on meets the new rules.
+   *
+   * @example
+   * sim.setRules('limited', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]);
+   */
+  setRules(user: string, rules: Rule[]): void;
+  /**
    * A client certificate the server accepts for `user` until `validMs` from now (whole seconds),
    * as an exec credential plugin would hand out.
    */
@@ -264,7 +272,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       server.faults.clear();
     },
     addToken: (newToken, identity) => {
-      server.tokens.set(newToken, identity);
+      server.addToken(newToken, identity);
+    },
+    setRules: (user, rules) => {
+      server.setRules(user, rules);
     },
     issueClientCertificate: (user, validMs) => issueClientCertificate(server.tls, user, validMs),
     seed: (object, manager) => server.seed(object, manager),

@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import { applyAll, contextFor, readAll, typeTargets } from './operations.ts';
+import { contextFor, readAll, typeTargets } from './operations.ts';
 import { renderTemplate } from './render.ts';
-import { createChecked } from './preflight.ts';
+import { createChecked, createTypedOnly } from './preflight.ts';
 import {
   assertValid,
   deleteAll,
@@ -203,7 +203,7 @@ export async function create(
   return onTemplateTargets('create', template, parameters, options, async (op, targets, o) => {
     const typed = await typeTargets(op, targets, o.fieldValidation ?? 'Strict');
     const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
-    return o.preflight === 'schema' ? applyAll(op, typed, flags) : createChecked(op, typed, flags);
+    return o.preflight === 'schema' ? createTypedOnly(op, typed, flags) : createChecked(op, typed, flags);
   });
 }
 

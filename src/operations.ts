@@ -58,7 +58,8 @@ export function contextFor(
     timeout: toTimeouts(options.requestTimeout as Timeouts | number | undefined, connection.timeouts),
     signal: options.signal,
     redact: (text) => text,
-    warnings: { operation, handler: options.onWarning },
+    // One report of each distinct warning per call (connection/warnings.ts).
+    warnings: { operation, handler: options.onWarning, reported: new Set() },
   };
 }
 

@@ -239,3 +239,36 @@ export async function createChecked(
     if (again.unverified !== undefined) tellUnverified(op, target, again.unverified);
   });
 }
+
+/**
+ * create() with `preflight: 'schema'`: typing only, then the applies in rendered order; under
+ * `flags.dryRun`, each object's dry run in that order, except those of kinds whose dry run may
+ * write (an image kind before openshift/openshift-apiserver#511), which are not sent and said as
+ * the pre-flight says them, with the ref its wave returns for them. A refusal is part-way as any
+ * failed apply: OperationError('Apply') with the refs before it, those not sent included.
+ *
+ * @example
+ * const refs = await createTypedOnly(op, typed, { fieldManager: 'mini-scheduler', dryRun: true });
+ */
+export async function createTypedOnly(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: ApplyFlags,
+): Promise<CreatedRef[]> {
+  if (!flags.dryRun) return applyAll(op, targets, flags);
+  const refs: CreatedRef[] = [];
+  for (const target of targets) {
+    if (dryRunMayWrite(target.ref)) {
+      tellUnverified(op, target, notDryRunText(target.ref));
+      refs.push({ ...target.ref, created: true, dryRun: true });
+      continue;
+    }
+    try {
+      refs.push(...(await applyAll(op, [target], flags)));
+    } catch (error) {
+      if (!(error instanceof OperationError) || error.operation !== 'Apply') throw error;
+      throw new OperationError('Apply', [...refs, ...error.resources], error.failures);
+    }
+  }
+  return refs;
+}

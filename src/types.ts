@@ -199,7 +199,9 @@ export interface GetOptions extends TemplateOptions {
 export interface CreateOptions extends TemplateOptions {
   /** Server-side apply field manager. Default `'mini-scheduler'`. */
   fieldManager?: string | undefined;
-  /** Ask the server to validate without persisting (`dryRun=All`); typed first all the same. */
+  /** Ask the server to validate without persisting (`dryRun=All`); typed first all the same. Under either
+   * `preflight`, an `image.openshift.io/v1` `ImageStreamTag` or `ImageTag` is not sent (its dry run wrote the
+   * image stream before openshift/openshift-apiserver#511): an `OTC_DRY_RUN_UNVERIFIED` warning says so. */
   dryRun?: boolean | undefined;
   /** Typing against the server's OpenAPI v3 schema before the first apply (kubectl's `--validate`): `'Strict'`
    * (default) refuses any problem, naming every path; `'Warn'` drops undeclared fields from the applied copy,

@@ -64,7 +64,8 @@ export type FaultAction =
   | { type: 'warn'; headers: string[] }
   /**
    * Run `change` first (a test changing what the server holds: another manager's write, a revoked
-   * rule), then handle the request as usual: the cluster changed just before this request.
+   * rule through `setRules`, which this very request then meets), then handle the request as usual:
+   * the cluster changed just before this request.
    */
   | { type: 'change-first'; change: () => void };
 

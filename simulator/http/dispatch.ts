@@ -35,12 +35,15 @@ export interface Served {
 }
 
 /**
- * OpenShift 4.14+ deprecates DeploymentConfig and says so on every request for one, with the
- * wording of Kubernetes' deprecated-API warnings (k8s.io/apiserver pkg/endpoints/deprecation).
+ * Deprecated APIs, said on every request for one (a 404 too), with the wording of Kubernetes'
+ * deprecated-API warnings (k8s.io/apiserver pkg/endpoints/deprecation): OpenShift 4.14+
+ * deprecates DeploymentConfig, Kubernetes 1.33+ v1 Endpoints (KEP-4974, kubernetes/enhancements
+ * keps/sig-network/4974-deprecate-endpoints; the real tier answers this text).
  */
 const DEPRECATED: Readonly<Record<string, string>> = {
   'apps.openshift.io/deploymentconfigs':
     'apps.openshift.io/v1 DeploymentConfig is deprecated in v4.14+, unavailable in v4.10000+',
+  '/endpoints': 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
 };
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -126,6 +129,30 @@ function dispatch(
       route.subresource,
     );
   }
+  const deprecation = DEPRECATED[`${route.info.group}/${route.info.name}`];
+  if (deprecation === undefined) return handle(served, route, method, url, bytes, identity, request);
+  // A deprecated API says so on every answer of its route's handler, refusals included (a 404, a
+  // 422): kube-apiserver wraps the handler, after authorization (k8s.io/apiserver
+  // pkg/endpoints/warning/warning.go AddWarningsHandler).
+  try {
+    const result = handle(served, route, method, url, bytes, identity, request);
+    return { ...result, warnings: [deprecation, ...(result.warnings ?? [])] };
+  } catch (error) {
+    if (!(error instanceof StatusError)) throw error;
+    return { code: error.code, body: error.status, warnings: [deprecation] };
+  }
+}
+
+/** An authorized request for a resource, as its route's handler answers it. */
+function handle(
+  served: Served,
+  route: Target,
+  method: string,
+  url: URL,
+  bytes: Buffer,
+  identity: Identity,
+  request: Request,
+): Result {
   const lookupError =
     route.name === undefined ? undefined : lookupNameError(route.info.nameRule, route.info.kind, route.name);
   if (lookupError !== undefined) throw badRequest(lookupError);
@@ -150,15 +177,12 @@ function dispatch(
     userAgent: request.headers['user-agent'],
   };
   if (!proxiedKind(route.info)) admitWrite(served, route, objects, identity);
-  const result =
+  return (
     computedCreate(route, objects, identity) ??
     (proxiedKind(route.info) && !route.subresource
       ? proxyRequest(served.rbac, served.tables, route, objects, identity)
-      : objectRequest(served, route, objects));
-  const deprecation = DEPRECATED[`${route.info.group}/${route.info.name}`];
-  return deprecation === undefined
-    ? result
-    : { ...result, warnings: [deprecation, ...(result.warnings ?? [])] };
+      : objectRequest(served, route, objects))
+  );
 }
 
 /**

@@ -18,7 +18,7 @@ import { ObjectStore } from '../objects/store.ts';
 import { StatusError } from '../objects/status.ts';
 import { groupVersions } from '../discovery/answers.ts';
 import { documentPath } from '../discovery/openapi/documents.ts';
-import type { Identity, ResourceInfo } from '../types.ts';
+import type { Identity, ResourceInfo, Rule } from '../types.ts';
 import { type Answer, type Request, type Response, send } from './answer.ts';
 import { authenticate } from './authenticate.ts';
 import { respondTo } from './dispatch.ts';
@@ -127,7 +127,10 @@ export class SimulatorServer {
     this.resources = options.aggregated ? AggregatedMode.served(RESOURCES) : [...RESOURCES];
     if (options.aggregated)
       this.documents.restrictTo(new Set(groupVersions(this.resources).map(documentPath)));
-    this.tokens = new Map(Object.entries(options.tokens));
+    // Copies: setRules changes them in place, never the caller's objects.
+    this.tokens = new Map(
+      Object.entries(options.tokens).map(([token, identity]) => [token, { ...identity }]),
+    );
     this.latencyMs = options.latencyMs;
     this.protocol = options.protocol ?? 'h2';
     this.openapi = options.openapiV3 === false ? undefined : this.documents;
@@ -333,6 +336,20 @@ export class SimulatorServer {
     const answer = execute();
     send(response, answer);
     finish(answer.code);
+  }
+
+  /** A bearer token for `identity` (a copy of it) from now on. */
+  addToken(token: string, identity: Identity): void {
+    this.tokens.set(token, { ...identity });
+  }
+
+  /**
+   * What `user` may do from now on, as a changed RoleBinding decides: its identities change in
+   * place, so a request already authenticated but not yet authorized (a change-first fault's)
+   * meets the new rules, as kube-apiserver authorizes after authenticating.
+   */
+  setRules(user: string, rules: Rule[]): void {
+    for (const identity of this.tokens.values()) if (identity.user === user) identity.rules = rules;
   }
 
   /** Adds a fault rule; see {@link FaultRule}. */

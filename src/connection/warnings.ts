@@ -5,10 +5,20 @@ import type { ServerWarning, WarningHandler } from '../types.ts';
 
 export type Operation = ServerWarning['operation'];
 
-/** Where a request's warnings go: the operation they belong to and its handler, if it has one. */
+/**
+ * Where a request's warnings go: the operation they belong to and its handler, if it has one; with
+ * `reported`, each distinct warning of the call goes once (see {@link WarningSink.deliver}).
+ */
 export interface WarningRoute {
   operation: Operation;
   handler: WarningHandler | undefined;
+  reported?: Set<string>;
+}
+
+/** What makes two warnings the same one: the object they are about, their code, field and text. */
+function warningKey({ code, target, path, text }: ServerWarning): string {
+  const about = target ? [target.apiVersion, target.kind, target.namespace, target.name] : [];
+  return JSON.stringify([code, ...about, path ?? '', text]);
 }
 
 /**
@@ -57,13 +67,18 @@ export function parseWarnings(values: readonly string[]): string[] {
   return texts;
 }
 
+/** Distinct texts remembered per Connection; the oldest is forgotten past this (a long-lived one). */
+const REMEMBERED = 1_000;
+
 /**
  * Delivers a Connection's warnings: to the operation's handler, else to connect()'s, else once per
  * distinct text as a Node.js process warning (`ServerWarning`), as kubectl de-duplicates them.
  * A handler that throws does not fail the request that drew the warning.
+ *
+ * @example
+ * const sink = new WarningSink((w) => console.warn(w.text));
+ * sink.deliver({ text: 'deprecated', code: 'OTC_SERVER_WARNING', operation: 'create' }, undefined);
  */
-/** Distinct texts remembered per Connection; the oldest is forgotten past this (a long-lived one). */
-const REMEMBERED = 1_000;
 
 export class WarningSink {
   readonly #handler: WarningHandler | undefined;
@@ -73,7 +88,17 @@ export class WarningSink {
     this.#handler = handler;
   }
 
+  /**
+   * Hands one warning on. A route with `reported` (one operation call's) passes each distinct
+   * warning once: create()'s dry run and its write, or a delete's read and its delete, are
+   * answered with the same warnings for the same object, which are one warning to the caller.
+   */
   deliver(warning: ServerWarning, route: WarningRoute | undefined): void {
+    if (route?.reported) {
+      const key = warningKey(warning);
+      if (route.reported.has(key)) return;
+      route.reported.add(key);
+    }
     const handler = route?.handler ?? this.#handler;
     if (handler) {
       try {

@@ -87,9 +87,10 @@ export interface ServerWarning {
 }
 
 /**
- * Receives each warning; see {@link ServerWarning}. An operation's `onWarning` replaces the
- * Connection's for that operation's requests (they are not both called): to keep the Connection's
- * too, call it from the operation's handler.
+ * Receives each warning once per operation call, however many of the call's answers repeat it (an
+ * object's dry run and its write are answered with the same one); see {@link ServerWarning}. An
+ * operation's `onWarning` replaces the Connection's for that operation's requests (they are not
+ * both called): to keep the Connection's too, call it from the operation's handler.
  *
  * @example
  * ```ts

@@ -1,7 +1,7 @@
 // Server warnings reach the caller: parsed as kube-apiserver writes them, routed to the operation's
 // handler, else connect()'s, else once per Connection as a process warning; never carrying a
 // Secret-bound parameter value. `npm run test:http1` runs this file over HTTP/1.1 as well.
-import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { type Harness, harness, instance, rejection, WORKER } from '../helpers.ts';
 
@@ -76,11 +76,11 @@ test("the operation's handler wins over connect()'s; connect()'s gets the rest",
     name: 'dc-1',
     namespace: 'workers',
   };
-  // The pre-flight's dry run is answered as the write is, warnings included: both reach the handler.
+  // The pre-flight's dry run is answered as the write is, and the delete reads the object before
+  // deleting it: both answers carry the warning each time, and each call reports it once.
   const fromServer = { text: deprecation, code: 'OTC_SERVER_WARNING' };
-  expect(fromOperation.seen).toEqual(Array(2).fill({ ...fromServer, operation: 'create', target: dc }));
-  // The delete reads the object before deleting it: both answers carry the warning.
-  expect(fromConnect.seen).toEqual(Array(2).fill({ ...fromServer, operation: 'delete', target: dc }));
+  expect(fromOperation.seen).toEqual([{ ...fromServer, operation: 'create', target: dc }]);
+  expect(fromConnect.seen).toEqual([{ ...fromServer, operation: 'delete', target: dc }]);
 });
 
 test('without a handler: each distinct text once per Connection, as a process warning', async () => {
@@ -124,14 +124,68 @@ test('a Secret-bound parameter value never reaches a warning, while the warning 
   await using api = await h.connect();
   const params = { VM_NAME: 'warned', API_KEY: secret };
   await ocp.create('worker-template', params, { ...WORKER, api, onWarning: handler });
-  // The Secret's dry run and its write both carry the warning.
+  // The Secret's dry run and its write both carry the warning: it is reported once.
   expect(seen.map((w) => w.text)).toEqual([
     'processing saw [redacted]',
-    'value [redacted] looks like a password',
     'value [redacted] looks like a password',
   ]);
   expect(JSON.stringify(seen)).not.toContain(secret);
   await ocp.delete('worker-template', params, { ...WORKER, api });
+});
+
+describe('one report per object, code and text in each call', () => {
+  const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: {} });
+  const ACCOUNT = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'warned-runner' } };
+  const POD = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'warned-job' },
+    spec: { serviceAccountName: 'warned-runner', containers: [{ name: 'c', image: 'busybox' }] },
+  };
+  const template: ocp.TemplateObject = {
+    apiVersion: 'template.openshift.io/v1',
+    kind: 'Template',
+    metadata: { name: 'warned-once' },
+    objects: [configMap('warned-a'), configMap('warned-b'), ACCOUNT, POD],
+  };
+  const about = (kind: string, name: string) => ({ apiVersion: 'v1', kind, name, namespace: 'workers' });
+
+  test("every answer for an object repeats its warnings: the dry run, a deferred object's second dry run, the write", async () => {
+    // Every apply of a ConfigMap or the Pod is answered with the same warning, the Pod's with a second.
+    h.sim.addFault({
+      method: 'PATCH',
+      path: /\/configmaps\//,
+      action: { type: 'warn', headers: ['299 - "the same text"'] },
+    });
+    h.sim.addFault({
+      method: 'PATCH',
+      path: /\/pods\//,
+      action: { type: 'warn', headers: ['299 - "the same text", 299 - "another text"'] },
+    });
+    await using api = await h.connect();
+    for (const round of [1, 2]) {
+      h.sim.clearLog();
+      const { seen, handler } = collect();
+      await ocp.create(template, {}, { namespace: 'workers', api, onWarning: handler });
+      // The Pod waits for its ServiceAccount: dry-run in the wave, again before its write, then written.
+      const podApplies = h.sim.log.filter((e) => e.method === 'PATCH' && e.path.endsWith('/warned-job'));
+      expect(podApplies.map((e) => e.query.dryRun ?? 'write')).toEqual(
+        round === 1 ? ['All', 'All', 'write'] : ['All', 'write'],
+      );
+      // Each object's warnings once; the next call reports them again.
+      const reported = seen.map((w) => [w.code, w.target?.name, w.text]);
+      expect(reported.sort()).toEqual(
+        [
+          ['OTC_SERVER_WARNING', 'warned-a', 'the same text'],
+          ['OTC_SERVER_WARNING', 'warned-b', 'the same text'],
+          ['OTC_SERVER_WARNING', 'warned-job', 'another text'],
+          ['OTC_SERVER_WARNING', 'warned-job', 'the same text'],
+        ].sort(),
+      );
+      expect(seen.find((w) => w.target?.name === 'warned-job')?.target).toEqual(about('Pod', 'warned-job'));
+    }
+    await ocp.delete(template, {}, { namespace: 'workers', api, ownership: 'any' });
+  });
 });
 
 test('fieldValidation is never sent with an apply, and an unknown value is refused before any request', async () => {

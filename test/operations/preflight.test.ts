@@ -12,6 +12,7 @@ let h: Harness;
 let api: ocp.Connection;
 let limited: ocp.Connection;
 let admin: ocp.Connection;
+let revocable: ocp.Connection;
 const all = ['get', 'list', 'create', 'update', 'patch', 'delete'];
 const CONFIG_ONLY = {
   user: 'no-secret-create',
@@ -71,11 +72,25 @@ const LEGACY_BINDING = {
   subjects: [{ kind: 'ServiceAccount', name: 'runner' }],
 };
 
+// May apply ConfigMaps and Secrets in workers until a test takes the Secrets away.
+const CONFIG_AND_SECRETS = [
+  ...CONFIG_ONLY.rules.slice(0, 3),
+  { verbs: all, apiGroups: [''], resources: ['secrets'] },
+];
+const REVOCABLE = { user: 'revocable', rules: CONFIG_AND_SECRETS };
+
 beforeAll(async () => {
-  h = await harness({ tokens: { 'config-token': CONFIG_ONLY, 'namespace-admin-token': NAMESPACE_ADMIN } });
+  h = await harness({
+    tokens: {
+      'config-token': CONFIG_ONLY,
+      'namespace-admin-token': NAMESPACE_ADMIN,
+      'revocable-token': REVOCABLE,
+    },
+  });
   api = await h.connect();
   limited = await h.connect({ context: 'no-secret-create' });
   admin = await h.connect({ context: 'namespace-admin' });
+  revocable = await h.connect({ context: 'revocable' });
   h.sim.seedTemplate('nine', [], NINE);
   h.sim.seedTemplate('conflict', [], [configMap('c-one'), configMap('c-two', { owned: 'mine' })]);
   h.sim.seedTemplate('pod-after-account', [], [ACCOUNT, POD]);
@@ -84,13 +99,14 @@ beforeAll(async () => {
   h.sim.seedTemplate('legacy', [], [ACCOUNT, role('authorization.openshift.io/v1'), LEGACY_BINDING]);
   h.sim.seedTemplate('binding-first', [], [RBAC_BINDING, role('rbac.authorization.k8s.io/v1')]);
   h.sim.seedTemplate('changed', [], [configMap('x-one'), configMap('x-two', { owned: 'mine' })]);
+  h.sim.seedTemplate('revoked', [], [configMap('r-one'), NINE[2], configMap('r-three')]);
 });
 beforeEach(() => {
   h.sim.clearLog();
   h.sim.clearFaults();
 });
 afterAll(async () => {
-  await Promise.all([api.close(), limited.close(), admin.close()]);
+  await Promise.all([api.close(), limited.close(), admin.close(), revocable.close()]);
   await h.close();
 });
 
@@ -229,6 +245,47 @@ describe('the cluster changing between the pre-flight and the writes', () => {
     expect([error.operation, error.code]).toEqual(['Apply', 'OTC_APPLY_FAILED']);
     expect(error.resources.map((r) => r.name)).toEqual(['x-one']);
     expect(instance(error.failures[0]?.error, ocp.RequestError).statusCode).toBe(409);
+  });
+
+  test("the caller's role is narrowed after the pre-flight: part-way at the Secret, a 403 'refused'", async () => {
+    h.sim.setRules('revocable', CONFIG_AND_SECRETS);
+    // The Secret's second PATCH is its write: just before it, Secrets are taken from the caller.
+    h.sim.addFault({
+      method: 'PATCH',
+      path: '/api/v1/namespaces/workers/secrets/three',
+      nth: 2,
+      action: {
+        type: 'change-first',
+        change: () => {
+          h.sim.setRules('revocable', CONFIG_ONLY.rules);
+        },
+      },
+    });
+    const error = instance(
+      await rejection(ocp.create('revoked', {}, { ...WORKER, api: revocable, preflight: 'server' })),
+      ocp.OperationError,
+    );
+    expect([error.operation, error.code, error.outcome]).toEqual(['Apply', 'OTC_APPLY_FAILED', 'refused']);
+    expect(error.resources.map((r) => [r.name, r.created])).toEqual([['r-one', true]]);
+    const failure = instance(error.failures[0]?.error, ocp.RequestError);
+    expect([error.failures[0]?.resource.name, failure.statusCode, failure.code, failure.outcome]).toEqual([
+      'three',
+      403,
+      'OTC_FORBIDDEN',
+      'refused',
+    ]);
+    expect(failure.message).toContain('cannot create resource "secrets"');
+    expect(failure.message).not.toContain('hunter2');
+    // The wave dry-ran all three; the writes stopped at the Secret: only r-one was written.
+    const sent = objectMutations(h);
+    expect(names(dryRuns(sent)).sort()).toEqual(['r-one', 'r-three', 'three']);
+    expect(writes(sent).map((e) => [names([e])[0], e.status])).toEqual([
+      ['r-one', 201],
+      ['three', 403],
+    ]);
+    expect([stored('Secret', 'three'), stored('ConfigMap', 'r-three')]).toEqual([undefined, undefined]);
+    h.sim.setRules('revocable', CONFIG_AND_SECRETS);
+    await ocp.delete('revoked', {}, { ...WORKER, api });
   });
 });
 

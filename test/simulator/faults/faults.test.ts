@@ -172,3 +172,36 @@ test('a GOAWAY fault: its error code, and a last-stream-id of the stream before 
   const own = await goAway(true);
   expect(own.last).toBe(own.ids[1]);
 });
+
+test("a change-first fault that narrows the caller's rules: the very request it fires on meets them", async () => {
+  const secrets = { verbs: ['get', 'create', 'patch'], apiGroups: [''], resources: ['secrets'] };
+  const configMaps = { verbs: ['get', 'create', 'patch'], apiGroups: [''], resources: ['configmaps'] };
+  const token = 'narrowed-token';
+  // The caller's own object: setRules changes the simulator's copy, never it.
+  const identity = { user: 'narrowed', rules: [configMaps, secrets] };
+  sim.addToken(token, identity);
+  const path = '/api/v1/namespaces/workers/secrets/narrowed';
+  sim.addFault({
+    method: 'PATCH',
+    path,
+    nth: 2,
+    action: {
+      type: 'change-first',
+      change: () => {
+        sim.setRules('narrowed', [configMaps]);
+      },
+    },
+  });
+  const apply = () =>
+    call(sim, 'PATCH', `${path}?fieldManager=me&dryRun=All`, {
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'narrowed' } },
+      contentType: 'application/apply-patch+yaml',
+      token,
+    });
+  const [first, second] = [await apply(), await apply()];
+  expect([first.status, second.status]).toEqual([201, 403]);
+  expect(second.json.message).toBe(
+    'secrets "narrowed" is forbidden: User "narrowed" cannot patch resource "secrets" in API group "" in the namespace "workers"',
+  );
+  expect(identity.rules).toEqual([configMaps, secrets]);
+});

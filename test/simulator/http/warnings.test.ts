@@ -30,6 +30,27 @@ test('every DeploymentConfig request carries the OpenShift 4.14 deprecation warn
   expect((await call(sim, 'GET', CONFIGMAPS)).warnings).toEqual([]);
 });
 
+test('every v1 Endpoints request carries the Kubernetes 1.33 deprecation warning, a 404 too', async () => {
+  // KEP-4974 (kubernetes/enhancements keps/sig-network/4974-deprecate-endpoints): kube-apiserver
+  // 1.33+ warns on every read and write of v1 Endpoints; the real tier answers exactly this.
+  const endpoints = '/api/v1/namespaces/workers/endpoints';
+  const warning = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"';
+  const created = await apply(sim, `${endpoints}/ep`, {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: 'ep' },
+  });
+  expect([created.status, created.warnings]).toEqual([201, [warning]]);
+  for (const [path, status] of [
+    [`${endpoints}/ep`, 200],
+    [endpoints, 200],
+    [`${endpoints}/absent`, 404],
+  ] as const) {
+    const read = await call(sim, 'GET', path);
+    expect([read.status, read.warnings]).toEqual([status, [warning]]);
+  }
+});
+
 describe('server-side apply', () => {
   const duplicated =
     '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1","a":"2"}}';
