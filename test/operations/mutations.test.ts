@@ -65,6 +65,20 @@ describe('apply bodies', () => {
     expect(ref?.uid).toBe((stored?.metadata as { uid: string }).uid);
   });
 
+  test('a field manager with spaces, slashes, + and & arrives as given (form-encoded in the query)', async () => {
+    // The query is built by hand for plain values; anything else must be escaped as
+    // URLSearchParams escapes it, or the server would read another manager or a second parameter.
+    const fieldManager = 'team a/ci:job+1&dryRun=None%';
+    await ocp.create('worker-template', { VM_NAME: 'escaped' }, { ...WORKER, api, fieldManager });
+    const patches = h.sim.log.filter((e) => e.method === 'PATCH');
+    expect(patches).toHaveLength(6);
+    expect(patches.map((e) => e.query)).toEqual([
+      ...Array<unknown>(3).fill({ fieldManager, dryRun: 'All' }),
+      ...Array<unknown>(3).fill({ fieldManager }),
+    ]);
+    await ocp.delete('worker-template', { VM_NAME: 'escaped' }, { ...WORKER, api, fieldManager });
+  });
+
   test('a custom field manager and dryRun=All: validated by the server, nothing persisted', async () => {
     const refs = await ocp.create(
       'worker-template',
