@@ -4,14 +4,21 @@
 // and one hash-addressed document per group-version (k8s.io/kube-openapi pkg/handler3/handler.go),
 // turned into a compact table at once and kept in the process-wide cache (schema-cache.ts). After
 // such a refusal the refused group-version's document is also read by its path without a hash,
-// which its server answers with what it holds now, however far behind the merged root is.
+// which its server answers with what it holds now, however far behind the merged root is; asked
+// with If-None-Match where a document for that path is held, which handler3 answers with a 304.
 import { debuglog } from 'node:util';
 import { RequestError } from '../errors.ts';
 import { TYPED_PATCH_REFUSAL } from '../outcome.ts';
 import { compactTypes, type GroupVersionSchema } from '../schema/index.ts';
 import { isRecord } from '../util/json.ts';
 import type { ApiRequest, ApiResponse } from './requests.ts';
-import { cachedSchema, downloadInFlight, rememberSchema, shareDownload } from './schema-cache.ts';
+import {
+  cachedSchema,
+  downloadInFlight,
+  lastUsedUrl,
+  rememberSchema,
+  shareDownload,
+} from './schema-cache.ts';
 import { type CallerWait, SharedAnswers } from './shared-answers.ts';
 import type { WarningRoute } from './warnings.ts';
 
@@ -118,6 +125,9 @@ function absentAnswer(error: unknown): string | undefined {
   if (error.statusCode === 404) return '404 Not Found';
   return error.statusCode === 301 ? '301 (its hash is out of date)' : undefined;
 }
+
+/** A conditional read's answer: the document held is the server's current one. */
+const NOT_MODIFIED = '304 Not Modified';
 
 /** Whether a document URL is hash-addressed, so that its content never changes. */
 function hashAddressed(url: string): boolean {
@@ -323,10 +333,14 @@ export class OpenApiSchemas {
   /**
    * A group-version's document by its path without a hash: what its server holds now, with its
    * hash in the ETag. Kept in the process-wide cache under the URL a root that caught up lists.
+   * Conditional on the document held for the path (the one read so, else the cache's most recent):
+   * handler3 answers a 304 without a body while it is current (http.ServeContent), which renews it.
    */
   async #readLatest(key: string, route: WarningRoute | undefined): Promise<Latest | string> {
     const path = `${OPENAPI_ROOT}/${key}`;
-    const { answer, etag } = await this.#downloadWithEtag(path, route);
+    const held = this.#heldFor(key, path);
+    const { answer, etag } = await this.#downloadWithEtag(path, route, held?.url);
+    if (answer === NOT_MODIFIED && held !== undefined) return { ...held, readAt: performance.now() };
     if (typeof answer === 'string') return answer;
     const hash = hashOfEtag(etag);
     const url = hash === undefined ? path : `${path}?hash=${hash}`;
@@ -334,19 +348,31 @@ export class OpenApiSchemas {
     return { schema: answer, url, readAt: performance.now() };
   }
 
+  /** The hash-addressed document this Connection or the cache holds for a path, to revalidate. */
+  #heldFor(key: string, path: string): { schema: GroupVersionSchema; url: string } | undefined {
+    const latest = this.#latest.get(key);
+    if (latest !== undefined && hashAddressed(latest.url)) return latest;
+    const url = lastUsedUrl(this.#server, path);
+    const schema = url === undefined ? undefined : cachedSchema(this.#server, url);
+    return url === undefined || schema === undefined ? undefined : { schema, url };
+  }
+
   async #download(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
     return (await this.#downloadWithEtag(url, route)).answer;
   }
 
+  /** `held`: the hash-addressed URL of a document held, asked for by its ETag (NOT_MODIFIED). */
   async #downloadWithEtag(
     url: string,
     route: WarningRoute | undefined,
+    held?: string,
   ): Promise<{ answer: GroupVersionSchema | string; etag?: string | undefined }> {
     const { path, query } = splitUrl(url);
     let body: unknown;
     let etag: string | undefined;
+    let code: number;
     try {
-      ({ body, etag } = await this.#request({
+      ({ body, etag, code } = await this.#request({
         method: 'GET',
         path,
         query,
@@ -355,12 +381,15 @@ export class OpenApiSchemas {
         warnings: route,
         // handler3 answers a group-version it does not know with an empty 200.
         emptyAnswerOk: true,
+        // handler3's ETag is the hash in the URL: the uppercase hex SHA-512 of the document.
+        ifNoneMatch: held === undefined ? undefined : `"${splitUrl(held).query.hash ?? ''}"`,
       }));
     } catch (error) {
       const answer = absentAnswer(error);
       if (answer !== undefined) return { answer };
       throw error;
     }
+    if (code === 304) return { answer: NOT_MODIFIED };
     if (!isRecord(body)) return { answer: 'an empty 200' };
     const info = isRecord(body.info) ? body.info : {};
     return { answer: { table: compactTypes(body), builtIn: info.title !== CRD_TITLE }, etag };

@@ -28,6 +28,23 @@ export function cachedSchema(server: string, url: string): GroupVersionSchema | 
   return schema;
 }
 
+/**
+ * The URL of the server's document for `path` (`/openapi/v3/apis/apps/v1`) used most recently,
+ * under whichever hash: the one to revalidate a read of the path without a hash by.
+ *
+ * @example
+ * ```ts
+ * const url = lastUsedUrl('https://api.example:6443', '/openapi/v3/api/v1'); // '/openapi/v3/api/v1?hash=…'
+ * ```
+ */
+export function lastUsedUrl(server: string, path: string): string | undefined {
+  const prefix = keyOf(server, `${path}?hash=`);
+  let found: string | undefined;
+  // Oldest first: the last match is the most recently used.
+  for (const key of tables.keys()) if (key.startsWith(prefix)) found = key;
+  return found?.slice(keyOf(server, '').length);
+}
+
 export function rememberSchema(server: string, url: string, schema: GroupVersionSchema): void {
   const key = keyOf(server, url);
   tables.delete(key);
