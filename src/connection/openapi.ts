@@ -15,7 +15,7 @@ import type { ApiRequest, ApiResponse } from './requests.ts';
 import {
   cachedSchema,
   downloadInFlight,
-  lastUsedUrl,
+  heldDocuments,
   rememberSchema,
   shareDownload,
 } from './schema-cache.ts';
@@ -126,8 +126,10 @@ function absentAnswer(error: unknown): string | undefined {
   return error.statusCode === 301 ? '301 (its hash is out of date)' : undefined;
 }
 
-/** A conditional read's answer: the document held is the server's current one. */
+/** A conditional read's answer: one of the documents held is the server's current one. */
 const NOT_MODIFIED = '304 Not Modified';
+/** Documents held that a direct read is conditional on, at most: an If-None-Match of about 1 kB. */
+const HELD_LIMIT = 8;
 
 /** Whether a document URL is hash-addressed, so that its content never changes. */
 function hashAddressed(url: string): boolean {
@@ -333,14 +335,21 @@ export class OpenApiSchemas {
   /**
    * A group-version's document by its path without a hash: what its server holds now, with its
    * hash in the ETag. Kept in the process-wide cache under the URL a root that caught up lists.
-   * Conditional on the document held for the path (the one read so, else the cache's most recent):
-   * handler3 answers a 304 without a body while it is current (http.ServeContent), which renews it.
+   * Conditional on the documents the cache holds for the path (every one read so or listed by a
+   * root; handler3's ETag is the hash in their URLs): a 304, without a body, names the current one
+   * in its ETag (http.ServeContent), which is typed with again and renewed.
    */
   async #readLatest(key: string, route: WarningRoute | undefined): Promise<Latest | string> {
     const path = `${OPENAPI_ROOT}/${key}`;
-    const held = this.#heldFor(key, path);
-    const { answer, etag } = await this.#downloadWithEtag(path, route, held?.url);
-    if (answer === NOT_MODIFIED && held !== undefined) return { ...held, readAt: performance.now() };
+    const held = heldDocuments(this.#server, path, HELD_LIMIT);
+    const tags = [...held.keys()].map((hash) => `"${hash}"`).join(', ');
+    const { answer, etag } = await this.#downloadWithEtag(path, route, tags === '' ? undefined : tags);
+    if (answer === NOT_MODIFIED) {
+      const current = held.get(hashOfEtag(etag) ?? '');
+      if (current === undefined) return 'a 304 naming none of the documents held';
+      cachedSchema(this.#server, current.url);
+      return { ...current, readAt: performance.now() };
+    }
     if (typeof answer === 'string') return answer;
     const hash = hashOfEtag(etag);
     const url = hash === undefined ? path : `${path}?hash=${hash}`;
@@ -348,24 +357,15 @@ export class OpenApiSchemas {
     return { schema: answer, url, readAt: performance.now() };
   }
 
-  /** The hash-addressed document this Connection or the cache holds for a path, to revalidate. */
-  #heldFor(key: string, path: string): { schema: GroupVersionSchema; url: string } | undefined {
-    const latest = this.#latest.get(key);
-    if (latest !== undefined && hashAddressed(latest.url)) return latest;
-    const url = lastUsedUrl(this.#server, path);
-    const schema = url === undefined ? undefined : cachedSchema(this.#server, url);
-    return url === undefined || schema === undefined ? undefined : { schema, url };
-  }
-
   async #download(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
     return (await this.#downloadWithEtag(url, route)).answer;
   }
 
-  /** `held`: the hash-addressed URL of a document held, asked for by its ETag (NOT_MODIFIED). */
+  /** `ifNoneMatch`: the ETags of documents held, a 304 to which is NOT_MODIFIED. */
   async #downloadWithEtag(
     url: string,
     route: WarningRoute | undefined,
-    held?: string,
+    ifNoneMatch?: string,
   ): Promise<{ answer: GroupVersionSchema | string; etag?: string | undefined }> {
     const { path, query } = splitUrl(url);
     let body: unknown;
@@ -381,15 +381,14 @@ export class OpenApiSchemas {
         warnings: route,
         // handler3 answers a group-version it does not know with an empty 200.
         emptyAnswerOk: true,
-        // handler3's ETag is the hash in the URL: the uppercase hex SHA-512 of the document.
-        ifNoneMatch: held === undefined ? undefined : `"${splitUrl(held).query.hash ?? ''}"`,
+        ifNoneMatch,
       }));
     } catch (error) {
       const answer = absentAnswer(error);
       if (answer !== undefined) return { answer };
       throw error;
     }
-    if (code === 304) return { answer: NOT_MODIFIED };
+    if (code === 304) return { answer: NOT_MODIFIED, etag };
     if (!isRecord(body)) return { answer: 'an empty 200' };
     const info = isRecord(body.info) ? body.info : {};
     return { answer: { table: compactTypes(body), builtIn: info.title !== CRD_TITLE }, etag };

@@ -163,3 +163,24 @@ test('a 304 renews what was read directly: it still types past the bound from th
   expect(w.said).toContain(dropped('c'));
   expect(direct(w.h)).toEqual([]);
 });
+
+test("another Connection's refusal revalidates by the document the first one read directly: the process-wide cache's", async () => {
+  const w = await world(['a', 'b', 'c'], { openapiRootLagMs: 60_000 });
+  const other = await w.h.connect({ onWarning: (x) => w.said.push(x.text) });
+  connections.push(other);
+  const second: World = { ...w, api: other };
+  await created(w);
+  await created(second);
+  // The CRD gets stricter under both long-lived Connections: each is refused once. The first
+  // reads the new document in full; the second asks by its ETag and gets a 304.
+  w.change(['a', 'b']);
+  await refused(w);
+  w.h.sim.clearLog();
+  await created(w);
+  expect(statuses(direct(w.h))).toEqual([200]);
+  await refused(second);
+  w.h.sim.clearLog();
+  await created(second);
+  expect(statuses(direct(w.h))).toEqual([304]);
+  expect(w.said).toContain(dropped('c'));
+});
