@@ -86,7 +86,12 @@ function statusesOf(path: string): { codes: (number | undefined)[]; stop(): void
     },
   };
   channel.subscribe(handlers);
-  return { codes, stop: () => channel.unsubscribe(handlers) };
+  return {
+    codes,
+    stop: () => {
+      channel.unsubscribe(handlers);
+    },
+  };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
