@@ -183,6 +183,7 @@ export class ClusterConnection implements Connection {
   #headers(auth: Record<string, string>, request: ApiRequest): Record<string, string> {
     const headers: Record<string, string> = { ...auth, accept: 'application/json', 'user-agent': USER_AGENT };
     if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/json';
+    if (request.ifNoneMatch !== undefined) headers['if-none-match'] = request.ifNoneMatch;
     return headers;
   }
 
@@ -218,7 +219,7 @@ export class ClusterConnection implements Connection {
     return transportError(error, request, timeouts, request.signal, this.#proxy);
   }
 
-  /** Sends one request; answers 2xx with the parsed body, throws RequestError for everything else. */
+  /** Sends one request: a 2xx (or a 304 to `ifNoneMatch`) with its parsed body, else a RequestError thrown. */
   async request(request: ApiRequest): Promise<ApiResponse> {
     const timeouts = request.timeout ?? this.timeouts;
     if (this.closed) throw closedBeforeSending(request);
@@ -248,7 +249,8 @@ export class ClusterConnection implements Connection {
       );
       await this.#pause(delay, request);
     }
-    if (answer.code < 200 || answer.code >= 300) {
+    const notModified = answer.code === 304 && request.ifNoneMatch !== undefined;
+    if (!notModified && (answer.code < 200 || answer.code >= 300)) {
       // Redacted before it is parsed, cut or formatted: a gateway's page may echo a header.
       const body = parseBody(this.#credentials.redact(answer.text));
       const hints = [
@@ -280,7 +282,8 @@ export class ClusterConnection implements Connection {
       );
     const body = parseBody(answer.text);
     const etag = answer.etag === undefined ? {} : { etag: answer.etag };
-    if (body === undefined && request.emptyAnswerOk === true) return { code: answer.code, body, ...etag };
+    if (body === undefined && (notModified || request.emptyAnswerOk === true))
+      return { code: answer.code, body, ...etag };
     if (!isRecord(body)) {
       throw new RequestError(
         request.step,

@@ -4,14 +4,21 @@
 // and one hash-addressed document per group-version (k8s.io/kube-openapi pkg/handler3/handler.go),
 // turned into a compact table at once and kept in the process-wide cache (schema-cache.ts). After
 // such a refusal the refused group-version's document is also read by its path without a hash,
-// which its server answers with what it holds now, however far behind the merged root is.
+// which its server answers with what it holds now, however far behind the merged root is; asked
+// with If-None-Match where a document for that path is held, which handler3 answers with a 304.
 import { debuglog } from 'node:util';
 import { RequestError } from '../errors.ts';
 import { TYPED_PATCH_REFUSAL } from '../outcome.ts';
 import { compactTypes, type GroupVersionSchema } from '../schema/index.ts';
 import { isRecord } from '../util/json.ts';
 import type { ApiRequest, ApiResponse } from './requests.ts';
-import { cachedSchema, downloadInFlight, rememberSchema, shareDownload } from './schema-cache.ts';
+import {
+  cachedSchema,
+  downloadInFlight,
+  heldDocuments,
+  rememberSchema,
+  shareDownload,
+} from './schema-cache.ts';
 import { type CallerWait, SharedAnswers } from './shared-answers.ts';
 import type { WarningRoute } from './warnings.ts';
 
@@ -118,6 +125,11 @@ function absentAnswer(error: unknown): string | undefined {
   if (error.statusCode === 404) return '404 Not Found';
   return error.statusCode === 301 ? '301 (its hash is out of date)' : undefined;
 }
+
+/** A conditional read's answer: one of the documents held is the server's current one. */
+const NOT_MODIFIED = '304 Not Modified';
+/** Documents held that a direct read is conditional on, at most: an If-None-Match of about 1 kB. */
+const HELD_LIMIT = 8;
 
 /** Whether a document URL is hash-addressed, so that its content never changes. */
 function hashAddressed(url: string): boolean {
@@ -323,10 +335,21 @@ export class OpenApiSchemas {
   /**
    * A group-version's document by its path without a hash: what its server holds now, with its
    * hash in the ETag. Kept in the process-wide cache under the URL a root that caught up lists.
+   * Conditional on the documents the cache holds for the path (every one read so or listed by a
+   * root; handler3's ETag is the hash in their URLs): a 304, without a body, names the current one
+   * in its ETag (http.ServeContent), which is typed with again and renewed.
    */
   async #readLatest(key: string, route: WarningRoute | undefined): Promise<Latest | string> {
     const path = `${OPENAPI_ROOT}/${key}`;
-    const { answer, etag } = await this.#downloadWithEtag(path, route);
+    const held = heldDocuments(this.#server, path, HELD_LIMIT);
+    const tags = [...held.keys()].map((hash) => `"${hash}"`).join(', ');
+    const { answer, etag } = await this.#downloadWithEtag(path, route, tags === '' ? undefined : tags);
+    if (answer === NOT_MODIFIED) {
+      const current = held.get(hashOfEtag(etag) ?? '');
+      if (current === undefined) return 'a 304 naming none of the documents held';
+      cachedSchema(this.#server, current.url);
+      return { ...current, readAt: performance.now() };
+    }
     if (typeof answer === 'string') return answer;
     const hash = hashOfEtag(etag);
     const url = hash === undefined ? path : `${path}?hash=${hash}`;
@@ -338,15 +361,18 @@ export class OpenApiSchemas {
     return (await this.#downloadWithEtag(url, route)).answer;
   }
 
+  /** `ifNoneMatch`: the ETags of documents held, a 304 to which is NOT_MODIFIED. */
   async #downloadWithEtag(
     url: string,
     route: WarningRoute | undefined,
+    ifNoneMatch?: string,
   ): Promise<{ answer: GroupVersionSchema | string; etag?: string | undefined }> {
     const { path, query } = splitUrl(url);
     let body: unknown;
     let etag: string | undefined;
+    let code: number;
     try {
-      ({ body, etag } = await this.#request({
+      ({ body, etag, code } = await this.#request({
         method: 'GET',
         path,
         query,
@@ -355,12 +381,14 @@ export class OpenApiSchemas {
         warnings: route,
         // handler3 answers a group-version it does not know with an empty 200.
         emptyAnswerOk: true,
+        ifNoneMatch,
       }));
     } catch (error) {
       const answer = absentAnswer(error);
       if (answer !== undefined) return { answer };
       throw error;
     }
+    if (code === 304) return { answer: NOT_MODIFIED, etag };
     if (!isRecord(body)) return { answer: 'an empty 200' };
     const info = isRecord(body.info) ? body.info : {};
     return { answer: { table: compactTypes(body), builtIn: info.title !== CRD_TITLE }, etag };

@@ -33,9 +33,12 @@ export interface ApiRequest extends FailedRequest {
   warnings?: WarningRoute | undefined;
   /** A 2xx answer with an empty body is `body: undefined` instead of a bad response. */
   emptyAnswerOk?: boolean;
+  /** Sent as `If-None-Match`: a 304 to it is an answer (`body: undefined`), not a failure. */
+  ifNoneMatch?: string | undefined;
 }
 
 export interface ApiResponse {
+  /** A 2xx, or 304 where the request had `ifNoneMatch`: what the caller holds is current. */
   code: number;
   body: unknown;
   /** The answer's `ETag` header, where it had one. */

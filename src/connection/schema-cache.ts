@@ -28,6 +28,30 @@ export function cachedSchema(server: string, url: string): GroupVersionSchema | 
   return schema;
 }
 
+/** A cached document as a direct read of its path revalidates it. */
+export interface HeldDocument {
+  url: string;
+  schema: GroupVersionSchema;
+}
+
+/**
+ * The server's cached documents for `path` (`/openapi/v3/apis/apps/v1`) by the hash in their URL,
+ * the most recently used first, at most `limit`; without marking them used.
+ *
+ * @example
+ * ```ts
+ * const held = heldDocuments('https://api.example:6443', '/openapi/v3/api/v1', 8); // hash → document
+ * ```
+ */
+export function heldDocuments(server: string, path: string, limit: number): Map<string, HeldDocument> {
+  const prefix = keyOf(server, `${path}?hash=`);
+  const found: [string, HeldDocument][] = [];
+  for (const [key, schema] of tables)
+    if (key.startsWith(prefix))
+      found.push([key.slice(prefix.length), { url: key.slice(server.length + 1), schema }]);
+  return new Map(found.reverse().slice(0, limit));
+}
+
 export function rememberSchema(server: string, url: string, schema: GroupVersionSchema): void {
   const key = keyOf(server, url);
   tables.delete(key);
