@@ -45,8 +45,14 @@ function standInTargets(report: StandInReport, maxSockets: number): string[] {
         const lib = burst(report, { protocol, k, impl: 'library', phase });
         const raw = burst(report, { protocol, k, impl: 'raw', phase });
         if (!lib || !raw) continue;
+        const over = protocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
+        // Warm over HTTP/1.1, the raw client reuses the hundreds of sockets its first burst opened,
+        // while the library holds to maxSockets by design: a figure to compare, not a target (as in
+        // docs/performance.md's HTTP/1.1 burst rows).
         lines.push(
-          `| stand-in, ${protocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1'}, 10 ms, K = ${String(k)}, ${phase} burst with the pre-flight: ≤ 1.3× the raw client sending the same requests | ${verdict(lib.wallMs, raw.wallMs, 1.3)} |`,
+          protocol === 'http1' && phase === 'warm'
+            ? `| for comparison, no target: stand-in, ${over}, 10 ms, K = ${String(k)}, warm burst with the pre-flight against the raw client's ${String(raw.connections)} new sockets on top of those its first burst left open (the library: at most ${String(maxSockets)}) | ${(lib.wallMs / raw.wallMs).toFixed(2)}× (${lib.wallMs.toFixed(0)} / ${raw.wallMs.toFixed(0)} ms) |`
+            : `| stand-in, ${over}, 10 ms, K = ${String(k)}, ${phase} burst with the pre-flight: ≤ 1.3× the raw client sending the same requests${protocol === 'http1' ? ' (unlimited sockets)' : ''} | ${verdict(lib.wallMs, raw.wallMs, 1.3)} |`,
         );
       }
   return lines;
