@@ -1,18 +1,24 @@
 // `node scripts/with-node.mjs node bench/tier-burst.ts --kubeconfig FILE [--context namespace-admin]
-// [--k 500] [--runs 1] [--schema-first] [--record]`: a
+// [--k 500] [--runs 1] [--schema-first] [--record [--max-inflight N,M]] | --render`: a
 // burst of K create jobs with the pre-flight on ONE Connection against the real tier (`npm run
 // cluster -- --kubeconfig-out FILE --http2-max-streams 2000`, OpenShift's stream limit), then K
 // delete jobs. A dry run counts as a mutating request for kube-apiserver's API Priority and Fairness,
 // so the pre-flight doubles the writes a burst puts in its queues: this counts the 429 answers and
 // the library's retries of them (from its request TracingChannel), and the jobs that failed, by
 // class (error name, step, code, status and message with the job's names taken out). `--record`
-// adds the run to bench/tier-burst.json and rewrites docs/performance.md's section from it.
+// adds the run to bench/tier-burst.json and rewrites docs/performance.md's section from it;
+// `--render` only rewrites the section.
 import { tracingChannel } from 'node:diagnostics_channel';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as ocp from '../src/index.ts';
 import { REQUEST_CHANNEL, type RequestTrace } from '../src/connection/tracing.ts';
-import { type BurstFigure, recordTierBurst } from './tier-burst-report.ts';
+import {
+  type BurstFigure,
+  readTierBursts,
+  recordTierBurst,
+  writeTierBurstSection,
+} from './tier-burst-report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -22,8 +28,15 @@ const { values } = parseArgs({
     runs: { type: 'string' },
     'schema-first': { type: 'boolean' },
     record: { type: 'boolean' },
+    render: { type: 'boolean' },
+    // What the tier was started with (`npm run cluster -- --max-inflight N,M`), for the record only.
+    'max-inflight': { type: 'string' },
   },
 });
+if (values.render === true) {
+  await writeTierBurstSection(readTierBursts());
+  process.exit(0);
+}
 if (values.kubeconfig === undefined) throw new Error('tier-burst: --kubeconfig FILE is required');
 const kubeconfig = values.kubeconfig;
 const k = Number(values.k ?? 500);
@@ -69,8 +82,10 @@ tracingChannel<unknown, RequestTrace>(REQUEST_CHANNEL).subscribe({
 function failureClass(reason: unknown): string {
   if (!(reason instanceof Error)) return String(reason);
   const fields = reason as Error & { step?: string; code?: string; statusCode?: number };
-  // Counts and waits differ per job; an HTTP status ("429:") is kept.
-  const message = reason.message.replace(/d36b-\d+-\d+-\d+/g, 'JOB').replace(/\b\d+\b(?!:)/g, 'N');
+  // Counts and waits differ per job; an HTTP status ("429:") and the wait a 429 asked for are kept.
+  const message = reason.message
+    .replace(/d36b-\d+-\d+-\d+/g, 'JOB')
+    .replace(/(?<!asked to wait )\b\d+\b(?!:)/g, 'N');
   return [reason.name, fields.step, fields.code, fields.statusCode, message]
     .filter((part) => part !== undefined)
     .join(' · ');
@@ -125,4 +140,11 @@ for (let run = 0; run < runs; run++) {
     );
   }
 }
-if (values.record === true) await recordTierBurst({ context, order: order.join(' first, '), figures });
+if (values.record === true)
+  await recordTierBurst({
+    context,
+    order: `${order[0]} first`,
+    runs,
+    inflight: values['max-inflight'] ?? '400,200',
+    figures,
+  });
