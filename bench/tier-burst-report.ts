@@ -51,8 +51,14 @@ function summaryRows(session: TierBurstSession): string[] {
 function failureLines(session: TierBurstSession): string[] {
   const total: Record<string, number> = {};
   for (const figure of session.figures)
-    for (const [failure, count] of Object.entries(figure.failures))
-      total[failure] = (total[failure] ?? 0) + count;
+    for (const [failure, count] of Object.entries(figure.failures)) {
+      // One line per code and cause: which object of the job failed first is left out.
+      const key = failure.replace(
+        / for N objects?.*?first failure: \w+ \w+ "JOB-\w+"( in namespace "[^"]+")?/,
+        '',
+      );
+      total[key] = (total[key] ?? 0) + count;
+    }
   return Object.entries(total)
     .sort(([, a], [, b]) => b - a)
     .map(([failure, count]) => `- ${session.inflight}, ${session.order}: ${String(count)} × \`${failure}\``);
