@@ -10,6 +10,7 @@ import { lineChart } from './chart.ts';
 import { type TracingCost, tracingSection } from './tracing.ts';
 import { type ProxyRow, proxySection } from './proxy.ts';
 import { type TypingReport, typingSection, typingTargets } from './typing-report.ts';
+import { readTierBursts, tierBurstSection } from './tier-burst-report.ts';
 
 export interface Row {
   latencyMs: number;
@@ -199,7 +200,7 @@ ${[0, 10]
   .join('\n')}`;
   await writeFile(
     'docs/performance.md',
-    `${text}\n${burstSection(bursts)}\n${typingSection(typing)}\n${proxySection(proxied.rows, proxied.runs)}\n${tracingSection(tracing)}`,
+    `${text}\n${burstSection(bursts)}\n${typingSection(typing)}\n${proxySection(proxied.rows, proxied.runs)}\n${tracingSection(tracing)}\n${tierBurstSection(readTierBursts())}`,
   );
   await writeFile('docs/performance.svg', chart(rows));
   await writeFile('docs/bursts.svg', burstChart(bursts));

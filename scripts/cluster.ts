@@ -1,4 +1,4 @@
-// `npm run cluster -- --kubeconfig-out FILE [--port N] [--http2-max-streams N]`: a real
+// `npm run cluster -- --kubeconfig-out FILE [--port N] [--http2-max-streams N] [--max-inflight N,M]`: a real
 // kube-apiserver and etcd on loopback with the simulator as its aggregated openshift-apiserver,
 // until interrupted (Ctrl-C stops both and removes their data). Built with Go on first use.
 import { parseArgs } from 'node:util';
@@ -15,6 +15,8 @@ Options:
   --kubeconfig-out FILE    write a kubeconfig (contexts "cluster", "limited", "namespace-admin", "no-secret-create")
   --port N                 kube-apiserver's port (default: any free port)
   --http2-max-streams N    kube-apiserver's HTTP/2 streams per connection (default 100; OpenShift 2000)
+  --max-inflight N,M       kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight,
+                           the seats API Priority and Fairness shares out (default 400,200; OpenShift 3000,1000)
   --start-timeout-ms N     one deadline for the whole start, build excluded (default 180000)
   -h, --help               show this text
 `;
@@ -31,6 +33,7 @@ try {
       'kubeconfig-out': { type: 'string' },
       port: { type: 'string' },
       'http2-max-streams': { type: 'string' },
+      'max-inflight': { type: 'string' },
       'start-timeout-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -50,6 +53,11 @@ const whole = (flag: string, text: string | undefined, max: number): number | un
 };
 const port = whole('--port', values.port, 65535);
 const http2MaxStreams = whole('--http2-max-streams', values['http2-max-streams'], 1_000_000);
+const inflight = values['max-inflight']?.split(',');
+if (inflight && inflight.length !== 2)
+  fail(`cluster: --max-inflight must be two whole numbers N,M, not "${values['max-inflight'] ?? ''}"`, 2);
+const maxRequestsInflight = whole('--max-inflight', inflight?.[0], 1_000_000);
+const maxMutatingRequestsInflight = whole('--max-inflight', inflight?.[1], 1_000_000);
 const startTimeoutMs = whole('--start-timeout-ms', values['start-timeout-ms'], 3_600_000);
 if (!values['kubeconfig-out']) fail(`cluster: --kubeconfig-out FILE is required\n\n${USAGE}`, 2);
 
@@ -71,6 +79,8 @@ try {
   const cluster = await startCluster({
     ...(port === undefined ? {} : { port }),
     ...(http2MaxStreams === undefined ? {} : { http2MaxStreams }),
+    ...(maxRequestsInflight === undefined ? {} : { maxRequestsInflight }),
+    ...(maxMutatingRequestsInflight === undefined ? {} : { maxMutatingRequestsInflight }),
     ...(startTimeoutMs === undefined ? {} : { startTimeoutMs }),
     signal: interrupt.signal,
   });

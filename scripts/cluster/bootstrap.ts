@@ -1,11 +1,13 @@
 // What a fresh control plane is given before tests use it, since no controller-manager or
 // operator runs: the test namespaces and their `default` ServiceAccounts, RBAC for the identities
 // of simulator/identities.json and for the simulator's own, the CRDs of the custom kinds the
-// simulator serves, and the simulator as an aggregated API server (a Service of type ExternalName
-// naming localhost and an APIService per group-version).
+// simulator serves, the FlowSchemas OpenShift gives openshift-apiserver (flow-schemas.ts), and the
+// simulator as an aggregated API server (a Service of type ExternalName naming localhost and an
+// APIService per group-version).
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { groupVersions } from '../../simulator/discovery/answers.ts';
+import { simulatorFlowSchemas } from './flow-schemas.ts';
 import { IDENTITIES, rbacObjects } from './identities.ts';
 import { type KubeClient, objectPath } from './kube.ts';
 import { SIMULATOR_SERVICE, SIMULATOR_USER } from './material.ts';
@@ -100,7 +102,7 @@ async function applyAll(client: KubeClient, objects: KubeObject[]): Promise<void
  */
 export async function bootstrap(client: KubeClient): Promise<string[]> {
   await applyAll(client, namespaces());
-  await applyAll(client, [...IDENTITIES.flatMap(rbacObjects), ...simulatorRbac()]);
+  await applyAll(client, [...IDENTITIES.flatMap(rbacObjects), ...simulatorRbac(), ...simulatorFlowSchemas()]);
   const definitions = crds();
   await applyAll(client, definitions);
   return definitions.map((crd) => (crd.metadata as { name: string }).name);

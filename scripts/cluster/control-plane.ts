@@ -18,6 +18,10 @@ export interface Ports {
 export interface ControlPlaneOptions {
   /** SETTINGS_MAX_CONCURRENT_STREAMS of kube-apiserver's HTTP/2 (its default 100; OpenShift 2000). */
   http2MaxStreams?: number;
+  /** --max-requests-inflight: with the next, the seats APF shares out (its default 400; OpenShift 3000). */
+  maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight (its default 200; OpenShift 1000). */
+  maxMutatingRequestsInflight?: number;
 }
 
 /**
@@ -85,6 +89,16 @@ export function apiserverFlags(
       '--http2-max-streams-per-connection',
       String(options.http2MaxStreams ?? 0),
       "0 keeps the Go default of 100 (kube-apiserver's; OpenShift sets 2000: --http2-max-streams)",
+    ],
+    [
+      '--max-requests-inflight',
+      String(options.maxRequestsInflight ?? 400),
+      "APF's seats, with the next: kube-apiserver's default (OpenShift 3000: --max-inflight)",
+    ],
+    [
+      '--max-mutating-requests-inflight',
+      String(options.maxMutatingRequestsInflight ?? 200),
+      "kube-apiserver's default (OpenShift 1000: --max-inflight)",
     ],
     ['--v', '1', 'warnings and errors in the log file'],
   ];

@@ -58,6 +58,7 @@ export function objectPath(object: Record<string, unknown>): string {
     RoleBinding: 'rolebindings',
     CustomResourceDefinition: 'customresourcedefinitions',
     APIService: 'apiservices',
+    FlowSchema: 'flowschemas',
   };
   const resource = plural[kind];
   if (!resource) throw new Error(`bootstrap: no path known for kind ${kind}`);

@@ -66,9 +66,43 @@ async function withWebhookBackoff(send: () => Promise<KubeAnswer>): Promise<Kube
   }
 }
 
+interface Decision {
+  allowed: boolean;
+  reason: string;
+}
+
+/**
+ * The delegating authorizer's cache: every allowed and every denied answer kept 10 s, keyed by the
+ * whole review, at most 8192 of them (k8s.io/apiserver pkg/server/options/authorization.go's
+ * AllowCacheTTL and DenyCacheTTL, openshift-apiserver's defaults; plugin/pkg/authorizer/webhook/
+ * webhook.go's LRU). A failed review is not kept; concurrent misses each send their own review.
+ */
+class DecisionCache {
+  static readonly TTL_MS = 10_000;
+  static readonly SIZE = 8192;
+  readonly #entries = new Map<string, { decision: Decision; expires: number }>();
+
+  get(key: string): Decision | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    if (entry.expires <= Date.now()) return undefined;
+    this.#entries.set(key, entry);
+    return entry.decision;
+  }
+
+  add(key: string, decision: Decision): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, { decision, expires: Date.now() + DecisionCache.TTL_MS });
+    const oldest = this.#entries.keys().next();
+    if (this.#entries.size > DecisionCache.SIZE && oldest.done !== true) this.#entries.delete(oldest.value);
+  }
+}
+
 export class Delegate {
   readonly #server: KubeApiserver;
   readonly #agent: Agent;
+  readonly #decisions = new DecisionCache();
 
   constructor(server: KubeApiserver) {
     this.#server = server;
@@ -85,18 +119,27 @@ export class Delegate {
   async authorize(
     user: { user: string; groups: string[]; extra: Record<string, string[]> },
     attributes: AccessAttributes,
-  ): Promise<{ allowed: boolean; reason: string }> {
+  ): Promise<Decision> {
+    const spec = { user: user.user, groups: user.groups, extra: user.extra, resourceAttributes: attributes };
+    const key = JSON.stringify(spec);
+    const kept = this.#decisions.get(key);
+    if (kept !== undefined) return kept;
     const answer = await withWebhookBackoff(() =>
       this.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SubjectAccessReview',
-        spec: { user: user.user, groups: user.groups, extra: user.extra, resourceAttributes: attributes },
+        spec,
       }),
     );
     const status = (answer.body as { status?: { allowed?: unknown; reason?: unknown } } | undefined)?.status;
     if (answer.status !== 201 || typeof status?.allowed !== 'boolean')
       throw new Error(`SubjectAccessReview answered ${answer.status}: ${answer.text.slice(0, 200)}`);
-    return { allowed: status.allowed, reason: typeof status.reason === 'string' ? status.reason : '' };
+    const decision = {
+      allowed: status.allowed,
+      reason: typeof status.reason === 'string' ? status.reason : '',
+    };
+    this.#decisions.add(key, decision);
+    return decision;
   }
 
   /** The namespace's phase there, or undefined when it does not exist. */

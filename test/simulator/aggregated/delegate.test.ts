@@ -1,9 +1,9 @@
 // The aggregated simulator's SubjectAccessReviews retry as k8s.io/apiserver's delegating
 // authorizer does: a throttled or failing review is sent again with backoff, and only the last
-// failure reaches the caller. The kube-apiserver here is a loopback HTTPS server that answers each
+// failure reaches the caller. Its decisions are kept 10 s per review, as that authorizer's are. The kube-apiserver here is a loopback HTTPS server that answers each
 // review from a script, so the number of reviews sent is exact.
 import { createServer, type Server } from 'node:https';
-import { afterEach, expect, test } from 'vitest';
+import { afterEach, expect, test, vi } from 'vitest';
 import { Delegate } from '../../../simulator/aggregated/delegate.ts';
 import { generateTlsMaterial } from '../../../simulator/certs.ts';
 
@@ -22,6 +22,7 @@ let server: Server | undefined;
 let delegate: Delegate | undefined;
 
 afterEach(async () => {
+  vi.useRealTimers();
   delegate?.close();
   const running = server;
   if (running)
@@ -72,3 +73,32 @@ test('a review refused for another reason is not sent again', async () => {
   await expect(delegate.authorize(user, attributes)).rejects.toThrow(/SubjectAccessReview answered 403/);
   expect(sent()).toBe(1);
 }, 30_000);
+
+test('a decision is kept 10 s for the same review, then asked again', async () => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  const { delegate, sent } = await reviewsAnswered([201]);
+  for (let i = 0; i < 3; i++) await delegate.authorize(user, attributes);
+  expect(sent()).toBe(1);
+  vi.advanceTimersByTime(9_999);
+  await delegate.authorize(user, attributes);
+  expect(sent()).toBe(1);
+  vi.advanceTimersByTime(1);
+  await delegate.authorize(user, attributes);
+  expect(sent()).toBe(2);
+});
+
+test('another user, group or attribute is a review of its own', async () => {
+  const { delegate, sent } = await reviewsAnswered([201]);
+  await delegate.authorize(user, attributes);
+  await delegate.authorize({ ...user, user: 'bob' }, attributes);
+  await delegate.authorize({ ...user, groups: [] }, attributes);
+  await delegate.authorize(user, { ...attributes, name: 'one' });
+  expect(sent()).toBe(4);
+});
+
+test('a failed review is not kept: the next request asks again', async () => {
+  const { delegate, sent } = await reviewsAnswered([403, 201]);
+  await expect(delegate.authorize(user, attributes)).rejects.toThrow(/answered 403/);
+  await expect(delegate.authorize(user, attributes)).resolves.toEqual({ allowed: true, reason: '' });
+  expect(sent()).toBe(2);
+});
