@@ -1,8 +1,15 @@
 // The one failure this library sends again at the request layer: 429 TooManyRequests with a
 // Retry-After, which says the server did nothing (API priority and fairness).
 
-/** At most this often and this long in all. */
-const RETRY_ON_429 = { attempts: 5, totalMs: 30_000 } as const;
+/**
+ * At most this often, each wait at most this long, and this long in all. API Priority and
+ * Fairness doubles its Retry-After while a priority level keeps refusing, up to 32 s
+ * (k8s.io/apiserver pkg/util/flowcontrol/dropped_requests_tracker.go); client-go sends a request
+ * again up to 10 times, waiting whatever Retry-After says (k8s.io/client-go rest/with_retry.go).
+ * The same ten, and room for a full doubling run (1 + 2 + … + 32 s, then 32 s more each time),
+ * bounded all the same: a server that asks for minutes is not waited for.
+ */
+const RETRY_ON_429 = { attempts: 10, waitMs: 60_000, totalMs: 180_000 } as const;
 
 /** What became of a 429, for the error that reports it. */
 export function overloadHint(retries: number, waited: number, delay: number | undefined): string {
@@ -10,7 +17,7 @@ export function overloadHint(retries: number, waited: number, delay: number | un
     return `retried ${retries} time${retries === 1 ? '' : 's'} over ${Math.round(waited)} ms as the server's Retry-After asked; the server is still overloaded`;
   }
   if (delay === undefined) return 'the server sent no Retry-After, so it was not retried';
-  return `the server asked to wait ${Math.round(delay)} ms, more than the ${RETRY_ON_429.totalMs} ms this library waits; not retried`;
+  return `the server asked to wait ${Math.round(delay)} ms, more than the ${RETRY_ON_429.waitMs} ms this library waits at once; not retried`;
 }
 
 /** Seconds or an HTTP date, as Retry-After allows; undefined when absent or unreadable. */
@@ -24,5 +31,10 @@ export function retryDelay(header: string | undefined): number | undefined {
 
 /** Whether a 429 answer is waited out and sent again, given what was retried so far. */
 export function shouldRetry(delay: number | undefined, retries: number, waited: number): delay is number {
-  return delay !== undefined && retries < RETRY_ON_429.attempts && waited + delay <= RETRY_ON_429.totalMs;
+  return (
+    delay !== undefined &&
+    retries < RETRY_ON_429.attempts &&
+    delay <= RETRY_ON_429.waitMs &&
+    waited + delay <= RETRY_ON_429.totalMs
+  );
 }
