@@ -138,9 +138,15 @@ export class Transport {
    * not quiet for too long), so a burst's requests skip #h2Session's async step; else undefined.
    */
   #usableSession(): ClientHttp2Session | undefined {
-    const current = this.#session;
-    if (this.closed || current === undefined || current.closed || current.destroyed) return undefined;
+    const current = this.#liveSession();
+    if (this.closed || current === undefined) return undefined;
     return this.#checks.has(current) || this.#quietTooLong(current) ? undefined : current;
+  }
+
+  /** The session, unless it has closed or been destroyed. */
+  #liveSession(): ClientHttp2Session | undefined {
+    const current = this.#session;
+    return current && !current.closed && !current.destroyed ? current : undefined;
   }
 
   /** One attempt on a stream, traced when someone listens. */
@@ -192,13 +198,14 @@ export class Transport {
   async #h2Session(signal: AbortSignal | undefined): Promise<ClientHttp2Session | undefined> {
     if (this.closed) throw new ConnectionClosedError();
     if (this.#protocol === 'http/1.1') return undefined;
-    const current = this.#session;
-    if (current && !current.closed && !current.destroyed) {
+    const ready = this.#usableSession();
+    if (ready) return ready;
+    const current = this.#liveSession();
+    if (current) {
       // A session under suspicion (a stream timed out) or quiet for long carries nothing new
       // until it has answered a PING.
-      const checking = this.#checks.get(current);
-      if (checking === undefined && !this.#quietTooLong(current)) return current;
-      if (await waitFor(checking ?? this.#alive(current), signal, abortReason)) return current;
+      if (await waitFor(this.#checks.get(current) ?? this.#alive(current), signal, abortReason))
+        return current;
       return this.#h2Session(signal);
     }
     // A caller that has already given up starts nothing that nobody would wait for.
