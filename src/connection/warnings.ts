@@ -79,7 +79,6 @@ const REMEMBERED = 1_000;
  * const sink = new WarningSink((w) => console.warn(w.text));
  * sink.deliver({ text: 'deprecated', code: 'OTC_SERVER_WARNING', operation: 'create' }, undefined);
  */
-
 export class WarningSink {
   readonly #handler: WarningHandler | undefined;
   readonly #emitted = new Set<string>();
