@@ -7,6 +7,18 @@ import type { Undici } from '../util/runtime.ts';
 import { headerValues } from './headers.ts';
 
 type Agent = InstanceType<Undici['Agent']>;
+
+/**
+ * How long an idle socket stays in the pool when the server does not say (kube-apiserver never
+ * does). kube-apiserver closes HTTP/1.1 connections idle for 90 s (kubernetes/apiserver
+ * pkg/server/secure_serving.go, `IdleTimeout`), and client-go keeps them as long
+ * (http.DefaultTransport's `IdleConnTimeout`, through k8s.io/apimachinery pkg/util/net/http.go).
+ * undici's own 4 s would close every socket of a pre-flight wave between two jobs a few seconds
+ * apart, so that each wave paid a handshake per socket. 2 s short of the server's limit, the
+ * margin undici keeps below a limit a server announces, so that a request never meets a socket
+ * the server is closing.
+ */
+export const IDLE_SOCKET_MS = 88_000;
 type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;
 
 /** Where the pool's sockets come from: the transport, which holds the TLS settings and tickets. */
@@ -133,6 +145,7 @@ export class Http1Pool {
         });
       },
       connections: source.maxSockets,
+      keepAliveTimeout: IDLE_SOCKET_MS,
       allowH2: false,
       // undici's own choice (lib/dispatcher/agent.js, defaultFactory), remembered for destroy().
       factory: (origin, options) => {
