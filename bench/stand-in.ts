@@ -8,6 +8,7 @@ import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse }
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { keepAliveAsKubeApiserver } from '../simulator/http/idle.ts';
 import { answerKey, type Capture, JOB_SENTINEL, JOB_TOKEN } from './stand-in-capture.ts';
 
 export interface StandInStart {
@@ -79,7 +80,9 @@ function start(options: StandInStart): Promise<string> {
           },
           handler,
         )
-      : createServer({ ...tls, ALPNProtocols: ['http/1.1'], keepAliveTimeout: 60_000 }, handler);
+      : createServer({ ...tls, ALPNProtocols: ['http/1.1'] }, handler);
+  // Idle connections kept as kube-apiserver keeps them, with no Keep-Alive limit announced.
+  keepAliveAsKubeApiserver(server);
   server.on('connection', () => {
     counts.connections++;
   });

@@ -84,6 +84,10 @@ interface KubeconfigFile {
 export interface CurrentContext {
   client: KubeClient;
   user: string;
+  /** The cluster's URL, CA (PEM) and the user's token, for a test's own requests. */
+  server: string;
+  ca: string;
+  token: string;
   /** The value of a cluster extension by name (the tier's audit log path, for one). */
   extension: (name: string) => Record<string, string> | undefined;
 }
@@ -100,6 +104,9 @@ export function currentContext(kubeconfig: string): CurrentContext {
   return {
     client: new KubeClient(cluster.server, ca, token),
     user: context.user,
+    server: cluster.server,
+    ca,
+    token,
     extension: (name) => cluster.extensions?.find((e) => e.name === name)?.extension,
   };
 }

@@ -21,6 +21,7 @@ import { documentPath } from '../discovery/openapi/documents.ts';
 import type { Identity, ResourceInfo, Rule } from '../types.ts';
 import { type Answer, type Request, type Response, send } from './answer.ts';
 import { authenticate } from './authenticate.ts';
+import { keepAliveAsKubeApiserver } from './idle.ts';
 import { respondTo } from './dispatch.ts';
 import type { Webhook } from '../objects/webhooks.ts';
 import { type AggregatedOptions, AggregatedMode } from '../aggregated/mode.ts';
@@ -146,7 +147,7 @@ export class SimulatorServer {
       requestCert: true,
       rejectUnauthorized: false,
     };
-    this.#server =
+    const server =
       this.protocol === 'h2'
         ? createSecureServer(
             {
@@ -156,7 +157,9 @@ export class SimulatorServer {
             },
             handler,
           )
-        : createServer({ ...tls, keepAliveTimeout: 30_000 }, handler);
+        : createServer(tls, handler);
+    keepAliveAsKubeApiserver(server);
+    this.#server = server;
     this.#server.on('connection', (socket: Socket) => {
       this.connections += 1;
       this.#sockets.add(socket);

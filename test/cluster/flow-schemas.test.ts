@@ -4,32 +4,19 @@
 // its delegated checks never queue behind the user requests that wait on them. Without those
 // FlowSchemas the simulator's reviews fell into global-default beside the callers' own requests,
 // and a burst of Process calls held every seat there while their reviews waited for one.
-import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { describe, expect, test } from 'vitest';
+import { type CurrentContext, currentContext } from '../../scripts/cluster/kube.ts';
 import { SIMULATOR_USER } from '../../scripts/cluster/material.ts';
 
 const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG;
 
-interface Tier {
-  server: string;
-  ca: string;
-  token: string;
-}
+type Tier = Pick<CurrentContext, 'server' | 'ca' | 'token'>;
 
 function adminOf(kubeconfig: string): Tier {
-  const config = JSON.parse(readFileSync(kubeconfig, 'utf8')) as {
-    'current-context': string;
-    contexts: { name: string; context: { cluster: string; user: string } }[];
-    clusters: { name: string; cluster: { server: string; 'certificate-authority-data': string } }[];
-    users: { name: string; user: { token: string } }[];
-  };
-  const context = config.contexts.find((c) => c.name === config['current-context'])?.context;
-  const cluster = config.clusters.find((c) => c.name === context?.cluster)?.cluster;
-  const token = config.users.find((u) => u.name === context?.user)?.user.token;
-  if (!cluster || !token) throw new Error(`${kubeconfig}: no admin context with a token`);
-  const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
-  return { server: cluster.server, ca, token };
+  const { client, server, ca, token } = currentContext(kubeconfig);
+  client.close();
+  return { server, ca, token };
 }
 
 /** The priority level's UID that APF names in its answer header, and the body. */
