@@ -34,9 +34,13 @@ export interface CostRow {
   withMs: number;
   withoutMs: number;
   rttMs: number;
+  /** The raw client's medians for the same rounds (bench/stand-in-client.ts, CostSamples.raw). */
+  raw: { withMs: number; withoutMs: number; rttMs: number };
   /** Requests per round (with + without + the one-request read), the stand-in's count. */
   requests: number;
   expected: number;
+  /** New connections in all the measured rounds, both clients' (none once their sockets are warm). */
+  connections: number;
 }
 
 export interface StandInBurstRow {
@@ -173,9 +177,16 @@ async function costRows(plan: StandInPlan, world: World, protocol: 'h2' | 'http1
         withMs: median(samples.withMs),
         withoutMs: median(samples.withoutMs),
         rttMs: median(samples.rttMs),
-        // The command's first create (without the pre-flight) names the ref the reads read.
+        raw: {
+          withMs: median(samples.raw.withMs),
+          withoutMs: median(samples.raw.withoutMs),
+          rttMs: median(samples.raw.rttMs),
+        },
+        // The command's first create (without the pre-flight) names the ref the reads read; the
+        // raw client's round sends the same requests as the library's.
         requests: (counted.requests - (2 + n)) / plan.costRuns,
-        expected: 3 + 2 * n + (2 + n) + 1,
+        expected: 2 * (3 + 2 * n + (2 + n) + 1),
+        connections: counted.connections,
       });
     }
   } finally {
@@ -265,11 +276,16 @@ export async function runStandInBench(
     try {
       for (const row of await costRows(plan, world, protocol)) {
         progress(
-          `preflight ${protocol.padEnd(5)} N=${String(row.n).padStart(3)} with ${row.withMs.toFixed(1).padStart(7)} ms  without ${row.withoutMs.toFixed(1).padStart(7)} ms  rtt ${row.rttMs.toFixed(1)} ms  ${String(row.requests)} req`,
+          `preflight ${protocol.padEnd(5)} N=${String(row.n).padStart(3)} with ${row.withMs.toFixed(1).padStart(7)} ms  without ${row.withoutMs.toFixed(1).padStart(7)} ms  rtt ${row.rttMs.toFixed(1)} ms  ${String(row.requests)} req  raw with ${row.raw.withMs.toFixed(1)} without ${row.raw.withoutMs.toFixed(1)} rtt ${row.raw.rttMs.toFixed(1)} ms  ${String(row.connections)} conn`,
         );
         if (row.requests !== row.expected)
           failures.push(
             `preflight ${protocol} N=${String(row.n)}: ${String(row.requests)} requests a round, expected ${String(row.expected)}`,
+          );
+        // The first command's rounds opened every socket a wave needs; the measured ones reuse them.
+        if (row.connections !== 0)
+          failures.push(
+            `preflight ${protocol} N=${String(row.n)}: ${String(row.connections)} new connections in the measured rounds, expected none`,
           );
         cost.push(row);
       }

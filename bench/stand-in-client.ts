@@ -4,7 +4,8 @@
 import * as ocp from '../src/index.ts';
 import { type Allocations, sampleAllocations } from './allocations.ts';
 import { BURST_TEMPLATE } from './templates.ts';
-import { applyAll, dryRunWave, type RawTransport, rawH1, rawH2, render } from './raw.ts';
+import { DEFAULT_MAX_SOCKETS } from '../src/connection/requests.ts';
+import { applyAll, dryRunWave, objectPath, type RawTransport, rawH1, rawH2, render } from './raw.ts';
 
 export type StandInImpl = 'library' | 'raw';
 
@@ -35,6 +36,11 @@ export interface CostSamples {
   withoutMs: number[];
   /** One request's round trip through the library on the same Connection (a one-ref get). */
   rttMs: number[];
+  /**
+   * The raw client's same rounds, taking turns with the library's (over HTTP/1.1 with the
+   * library's socket limit): what the wave costs any client on this machine and server.
+   */
+  raw: { withMs: number[]; withoutMs: number[]; rttMs: number[] };
 }
 
 const NAMESPACES = { namespace: 'workers', templateNamespace: 'infra' } as const;
@@ -88,6 +94,9 @@ const burstOf = (job: Job, k: number, from = 1): Promise<unknown> =>
   Promise.all(Array.from({ length: k }, (_, i) => job(jobName(from + i))));
 
 let opened: Opened | undefined;
+let openedOn: { kubeconfig: string; protocol: 'h2' | 'http1' } | undefined;
+/** The cost rounds' raw client, opened by the first of them and kept, its sockets warm. */
+let rawForCost: RawTransport | undefined;
 
 async function open(command: Extract<ClientCommand, { open: unknown }>['open']): Promise<void> {
   const start = (): Promise<Opened> =>
@@ -100,7 +109,17 @@ async function open(command: Extract<ClientCommand, { open: unknown }>['open']):
   await burstOf(throwaway.job, command.k, THROWAWAY);
   await throwaway.close();
   opened = await start();
+  openedOn = { kubeconfig: command.kubeconfig, protocol: command.protocol };
   await opened.job(jobName(WARM_UP));
+}
+
+async function rawCostClient(): Promise<RawTransport> {
+  if (rawForCost) return rawForCost;
+  if (!openedOn) throw new Error('no Connection is open');
+  const { kubeconfig, protocol } = openedOn;
+  rawForCost = protocol === 'h2' ? rawH2(kubeconfig) : rawH1(kubeconfig, DEFAULT_MAX_SOCKETS);
+  await rawForCost.send('GET', '/api/v1');
+  return rawForCost;
 }
 
 async function cost(template: string, runs: number): Promise<CostSamples> {
@@ -110,14 +129,33 @@ async function cost(template: string, runs: number): Promise<CostSamples> {
     ocp.create(template, {}, { ...NAMESPACES, api, preflight });
   const [first] = await create('schema');
   if (!first) throw new Error(`${template} rendered no object`);
-  const samples: CostSamples = { withMs: [], withoutMs: [], rttMs: [] };
+  const raw = await rawCostClient();
+  const rawCreate = async (wave: boolean): Promise<void> => {
+    const objects = await render(raw.send, template);
+    if (wave) await dryRunWave(raw.send, objects);
+    await applyAll(raw.send, objects);
+  };
+  const firstPath = objectPath({
+    apiVersion: first.apiVersion,
+    kind: first.kind,
+    metadata: { name: first.name },
+  });
+  const samples: CostSamples = {
+    withMs: [],
+    withoutMs: [],
+    rttMs: [],
+    raw: { withMs: [], withoutMs: [], rttMs: [] },
+  };
   for (let run = 0; run < runs; run++) {
-    // Taking turns, so that a spell of load on the machine falls on both.
+    // Taking turns, so that a spell of load on the machine falls on all of them.
     samples.withMs.push((await timed(() => create('server'))).wallMs);
     samples.withoutMs.push((await timed(() => create('schema'))).wallMs);
     samples.rttMs.push(
       (await timed(() => ocp.get({ namespace: 'workers', resources: [first], api }))).wallMs,
     );
+    samples.raw.withMs.push((await timed(() => rawCreate(true))).wallMs);
+    samples.raw.withoutMs.push((await timed(() => rawCreate(false))).wallMs);
+    samples.raw.rttMs.push((await timed(() => raw.send('GET', firstPath))).wallMs);
   }
   return samples;
 }
@@ -133,8 +171,9 @@ async function run(command: ClientCommand): Promise<unknown> {
     const [result, allocations] = await sampleAllocations(work, command.burst.allocations);
     return { ...result, allocations };
   }
-  await opened?.close();
+  await Promise.all([opened?.close(), rawForCost?.close()]);
   opened = undefined;
+  rawForCost = undefined;
   return undefined;
 }
 
