@@ -46,8 +46,8 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** Says a port is free by taking it for a moment; 0 asks the kernel for any. */
-async function freePort(port = 0): Promise<number> {
+/** Takes a port on 127.0.0.1 and holds it; 0 asks the kernel for any. */
+function holdPort(port = 0): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', (error: NodeJS.ErrnoException) => {
@@ -58,12 +58,25 @@ async function freePort(port = 0): Promise<number> {
       );
     });
     server.listen(port, '127.0.0.1', () => {
-      const taken = (server.address() as { port: number }).port;
-      server.close(() => {
-        resolve(taken);
-      });
+      resolve(server);
     });
   });
+}
+
+/**
+ * Free ports for the run, all held at once until every one is known: taken one after another and
+ * let go at once, the kernel may hand out the same port twice (etcd's client port once came back
+ * as the fault port, and the tier failed to start).
+ */
+async function freePorts(first: number, more: number): Promise<number[]> {
+  const held: Server[] = [];
+  try {
+    held.push(await holdPort(first));
+    for (let i = 0; i < more; i++) held.push(await holdPort());
+    return held.map((server) => (server.address() as { port: number }).port);
+  } finally {
+    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
 }
 
 /**
@@ -175,12 +188,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
   try {
+    const taken = await freePorts(options.port ?? 0, 4);
+    const port = (i: number): number => taken[i] ?? 0;
     const ports: Ports = {
-      apiserver: await freePort(options.port ?? 0),
-      etcdClient: await freePort(),
-      etcdPeer: await freePort(),
-      etcdFault: await freePort(),
-      simulator: await freePort(),
+      apiserver: port(0),
+      etcdClient: port(1),
+      etcdPeer: port(2),
+      etcdFault: port(3),
+      simulator: port(4),
     };
     const material = await writeMaterial(dir);
     const child = startControlPlane(binary, dir, material, ports, options);
