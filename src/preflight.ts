@@ -195,7 +195,10 @@ function checkBatchQuota(
 
 /**
  * The wave, and beside it the one read of the namespace's ResourceQuotas; the call ends only when
- * both have, whichever fails.
+ * both have, whichever fails. The read goes first: its answer is the quickest to come and to
+ * read, so the stream or socket it frees carries the first dry run beyond the server's stream
+ * limit (or the pool) one answer sooner. Sent last, it was the request held back, and a wave of
+ * 100 objects over HTTP/2 took about 30 ms against the raw client's 20 (bench/stand-in-bench.ts).
  */
 async function waveAndQuotas(
   op: OperationContext,
@@ -203,9 +206,9 @@ async function waveAndQuotas(
   flags: ApplyFlags,
 ): Promise<Wave> {
   const namespace = targets[0]?.ref.namespace;
-  const [waved, quotas] = await Promise.allSettled([
-    wave(op, targets, flags),
+  const [quotas, waved] = await Promise.allSettled([
     namespace === undefined ? undefined : readQuotas(op, namespace),
+    wave(op, targets, flags),
   ]);
   if (waved.status === 'rejected') throw asError(waved.reason);
   if (quotas.status === 'rejected') throw asError(quotas.reason);
