@@ -3,6 +3,8 @@
 // own keep-alive would close after 5 s and announce it, which a client such as undici then obeys:
 // a simulator doing that would hide how a client treats a server that keeps quiet about it.
 // Source: kubernetes/apiserver pkg/server/secure_serving.go, `IdleTimeout: 90 * time.Second`.
+// Not modelled: that server's `ReadHeaderTimeout` (32 s), which closes a connection whose first
+// request does not come; nothing here opens a connection and then sends nothing.
 import type { Http2SecureServer } from 'node:http2';
 import type { Server } from 'node:https';
 import type { Socket } from 'node:net';
@@ -51,7 +53,8 @@ export function keepAliveAsKubeApiserver(server: Server | Http2SecureServer): vo
     state.open += 1;
     res.once('close', () => {
       state.open -= 1;
-      if (state.open > 0) return;
+      // A socket that closed under its answer needs no timer (its own close ran first).
+      if (state.open > 0 || socket.destroyed) return;
       state.timer = setTimeout(() => socket.end(), IDLE_CLOSE_MS);
       state.timer.unref();
     });

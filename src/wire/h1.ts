@@ -15,8 +15,8 @@ type Agent = InstanceType<Undici['Agent']>;
  * (http.DefaultTransport's `IdleConnTimeout`, through k8s.io/apimachinery pkg/util/net/http.go).
  * undici's own 4 s would close every socket of a pre-flight wave between two jobs a few seconds
  * apart, so that each wave paid a handshake per socket. 2 s short of the server's limit, the
- * margin undici keeps below a limit a server announces, so that a request never meets a socket
- * the server is closing.
+ * margin undici keeps below a limit a server announces: the server's clock starts when it has
+ * written an answer and ours when we have read it, so the margin is 2 s less the latency.
  */
 export const IDLE_SOCKET_MS = 88_000;
 type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;

@@ -24,6 +24,7 @@ function tierServer(kubeconfig: string): Server {
 }
 
 interface Seen {
+  status: number | undefined;
   keepAliveHeader: string | undefined;
   reused: boolean;
 }
@@ -44,7 +45,11 @@ function version(server: Server, agent: Agent): Promise<Seen> {
       (res) => {
         res.resume();
         res.on('end', () => {
-          resolve({ keepAliveHeader: res.headers['keep-alive']?.toString(), reused: req.reusedSocket });
+          resolve({
+            status: res.statusCode,
+            keepAliveHeader: res.headers['keep-alive']?.toString(),
+            reused: req.reusedSocket,
+          });
         });
       },
     );
@@ -80,8 +85,8 @@ describe.skipIf(!clusterKubeconfig)('HTTP/1.1 keep-alive, kube-apiserver and the
           twoRequestsApart(simServer),
         ]);
         const expected = [
-          { keepAliveHeader: undefined, reused: false },
-          { keepAliveHeader: undefined, reused: true },
+          { status: 200, keepAliveHeader: undefined, reused: false },
+          { status: 200, keepAliveHeader: undefined, reused: true },
         ];
         expect(tier).toEqual(expected);
         expect(simulated).toEqual(expected);
