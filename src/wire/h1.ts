@@ -35,6 +35,12 @@ export interface SocketSource {
   keepTicket(ticket: Buffer): void;
 }
 
+/** undici's read limits: no answer head, or a body that stopped, within `readTimeout`. */
+const READ_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+const isReadTimeout = (error: unknown): boolean =>
+  error instanceof Error && READ_TIMEOUTS.has((error as { code?: unknown }).code as string);
+
 export class Http1Pool {
   readonly #undici: Undici;
   readonly #source: SocketSource;
@@ -55,7 +61,20 @@ export class Http1Pool {
   }
 
   async send(exchange: Exchange): Promise<Answer> {
-    const response = await this.#agent.request({
+    const agent = this.#agent;
+    try {
+      return await this.#sendOn(agent, exchange);
+    } catch (error) {
+      // Silence may mean the connection died without a word (a load balancer failed over), and
+      // then its idle neighbours, kept for IDLE_SOCKET_MS, died with it: without this, each would
+      // fail one more operation after its own read limit. undici drops the silent socket itself.
+      if (agent === this.#agent && isReadTimeout(error)) this.renew();
+      throw error;
+    }
+  }
+
+  async #sendOn(agent: Agent, exchange: Exchange): Promise<Answer> {
+    const response = await agent.request({
       origin: this.#source.origin,
       path: exchange.path,
       method: exchange.method,
