@@ -8,6 +8,8 @@ import { isRecord } from '../util/json.ts';
 /** What the request layer knows of a request when it fails. */
 export interface FailedRequest extends NotFoundContext {
   method: string;
+  /** `dryRun: 'All'` marks a request the server runs without storing anything. */
+  query?: Readonly<Record<string, string | undefined>> | undefined;
   /** The request's label in errors and debug lines. */
   step: RequestStep;
   target: string;
@@ -60,10 +62,17 @@ const UNTRUSTED_CERTIFICATE =
 const READ_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'OTC_READ_TIMEOUT']);
 const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'OTC_CONNECT_TIMEOUT']);
 
-/** Processing renders without storing anything; only applies and deletes leave an unknown outcome. */
+/**
+ * Processing renders without storing anything; only applies and deletes leave an unknown outcome,
+ * and not under a dry run, which the server runs to the end without storage (the pre-flight never
+ * dry-runs a kind whose storage might write: checks/preflight.ts, dryRunMayWrite).
+ */
 function unknownOutcome(request: FailedRequest): string {
   const mutates = request.method !== 'GET' && request.step !== 'Process';
-  return mutates ? '; the mutation may or may not have been applied' : '';
+  if (!mutates) return '';
+  return request.query?.dryRun === 'All'
+    ? '; it was a dry run, so nothing was stored'
+    : '; the mutation may or may not have been applied';
 }
 
 /** Turns a transport failure into a RequestError that says what happened in words. */

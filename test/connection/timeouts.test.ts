@@ -51,6 +51,25 @@ describe('timeouts', () => {
     }
   });
 
+  test('read of a dry run: the pre-flight says nothing was stored, not that the mutation may have been applied', async () => {
+    // The Secret's first PATCH: its dry run in the pre-flight wave.
+    h.sim.addFault({ method: 'PATCH', path: /\/secrets\//, nth: 1, action: { type: 'hang', execute: true } });
+    const error = await rejection(
+      ocp.create(
+        'worker-template',
+        { VM_NAME: 'slow-dry' },
+        { ...WORKER, api, requestTimeout: { connect: 1_000, read: 300 } },
+      ),
+    );
+    const failure = instance(error, ocp.OperationError);
+    expect([failure.operation, failure.resources]).toEqual(['Preflight', []]);
+    const timeout = instance(failure.failures[0]?.error, ocp.RequestError);
+    expect(timeout.message).toBe(
+      'Apply Secret "slow-dry-credentials" in namespace "workers": read timed out after 300 ms; it was a dry run, so nothing was stored',
+    );
+    expect(h.sim.getObject('v1', 'Secret', 'workers', 'slow-dry-credentials')).toBeUndefined();
+  });
+
   test('read of a mutation: the server applied it, the client timed out, the outcome is reported as unknown', async () => {
     // The Secret's second PATCH: its write, after the pre-flight's dry run passed.
     h.sim.addFault({ method: 'PATCH', path: /\/secrets\//, nth: 2, action: { type: 'hang', execute: true } });
