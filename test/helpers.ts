@@ -2,6 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import * as ocp from '../src/index.ts';
 import {
   type KubeconfigObject,
@@ -84,6 +85,22 @@ export async function harness(options: SimulatorOptions = {}): Promise<Harness> 
 }
 
 export const WORKER = { namespace: 'workers', templateNamespace: 'infra' } as const;
+
+/**
+ * Keeps what a test file opens as it goes (harnesses, Connections) open to the end of the file,
+ * then closes it, the last opened first: a Connection before the harness it talks to. Kept to
+ * the end because a closed simulator's port could come back as a later one's URL.
+ */
+export function closedAfterAll(): <T extends { close(): Promise<void> }>(opened: T) => T {
+  const open: { close(): Promise<void> }[] = [];
+  afterAll(async () => {
+    for (const item of open.splice(0).reverse()) await item.close();
+  });
+  return (opened) => {
+    open.push(opened);
+    return opened;
+  };
+}
 
 export async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {

@@ -3,19 +3,14 @@
 // a document for that path under an ETag (handler3's ETag is its content hash), the read carries
 // `If-None-Match` with it, and handler3 answers an unchanged document with a 304 and no body
 // (http.ServeContent), so a repeated refusal costs a round trip, not the document again.
-import { afterAll, afterEach, expect, test, vi } from 'vitest';
+import { afterEach, expect, test, vi } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { ROOT_MAX_AGE_MS } from '../../src/connection/openapi.ts';
 import type { JsonObject, LogEntry, SimulatorOptions } from '../../simulator/index.ts';
-import { type Harness, harness, instance, rejection } from '../helpers.ts';
+import { closedAfterAll, type Harness, harness, instance, rejection } from '../helpers.ts';
 import { objectMutations } from '../operations/typing-helpers.ts';
 
-const opened: Harness[] = [];
-const connections: ocp.Connection[] = [];
-afterAll(async () => {
-  for (const api of connections) await api.close();
-  for (const h of opened) await h.close();
-});
+const keep = closedAfterAll();
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -62,15 +57,13 @@ interface World {
 
 /** A Widget CRD declaring `fields`, a Template whose Widget sets a, b and c, and a Connection. */
 async function world(fields: readonly string[], options: SimulatorOptions = {}): Promise<World> {
-  const h = await harness(options);
-  opened.push(h);
+  const h = keep(await harness(options));
   const kind = { group: GROUP, version: 'v1', kind: 'Widget' };
   h.sim.addResource({ ...kind, plural: 'widgets', schema: widgetSchema(fields) });
   const widget = { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' } };
   h.sim.seedTemplate('widget', [], [{ ...widget, spec: { a: '1', b: '2', c: '3' } }]);
   const said: string[] = [];
-  const api = await h.connect({ onWarning: (w) => said.push(w.text) });
-  connections.push(api);
+  const api = keep(await h.connect({ onWarning: (w) => said.push(w.text) }));
   const change = (next: readonly string[]): void => {
     h.sim.changeResourceSchema({ ...kind, schema: widgetSchema(next) });
   };
@@ -166,8 +159,7 @@ test('a 304 renews what was read directly: it still types past the bound from th
 
 test("another Connection's refusal revalidates by the document the first one read directly: the process-wide cache's", async () => {
   const w = await world(['a', 'b', 'c'], { openapiRootLagMs: 60_000 });
-  const other = await w.h.connect({ onWarning: (x) => w.said.push(x.text) });
-  connections.push(other);
+  const other = keep(await w.h.connect({ onWarning: (x) => w.said.push(x.text) }));
   const second: World = { ...w, api: other };
   await created(w);
   await created(second);

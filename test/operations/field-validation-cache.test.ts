@@ -5,22 +5,14 @@
 // line. Each test has a simulator of its own, so the process-wide documents start empty for it.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import type { JsonObject, LogEntry, SimulatorOptions } from '../../simulator/index.ts';
-import { type Harness, harness, instance, rejection, settles, WORKER } from '../helpers.ts';
+import { closedAfterAll, type Harness, harness, instance, rejection, settles, WORKER } from '../helpers.ts';
 import { collect, objectMutations, outlast } from './typing-helpers.ts';
 
-// Kept open to the end: a closed simulator's port could come back as a later one's URL.
-const opened: Harness[] = [];
-async function fresh(options: SimulatorOptions = {}): Promise<Harness> {
-  const h = await harness(options);
-  opened.push(h);
-  return h;
-}
-afterAll(async () => {
-  for (const h of opened) await h.close();
-});
+const keep = closedAfterAll();
+const fresh = async (options: SimulatorOptions = {}): Promise<Harness> => keep(await harness(options));
 
 const ROOT = '/openapi/v3';
 const schemaGets = (h: Harness): LogEntry[] =>

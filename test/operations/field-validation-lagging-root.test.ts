@@ -3,19 +3,14 @@
 // after the server refused an apply as untyped still lists the document the refused body was typed
 // with. So the refused group-version's document is read by its path without a hash, which its
 // server answers with the schema it holds now; one such read per refusal.
-import { afterAll, afterEach, expect, test, vi } from 'vitest';
+import { afterEach, expect, test, vi } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { ROOT_MAX_AGE_MS } from '../../src/connection/openapi.ts';
 import type { JsonObject, LogEntry } from '../../simulator/index.ts';
-import { type Harness, harness, instance, rejection } from '../helpers.ts';
+import { closedAfterAll, type Harness, harness, instance, rejection } from '../helpers.ts';
 import { objectMutations } from './typing-helpers.ts';
 
-const opened: Harness[] = [];
-const connections: ocp.Connection[] = [];
-afterAll(async () => {
-  for (const api of connections) await api.close();
-  for (const h of opened) await h.close();
-});
+const keep = closedAfterAll();
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -42,8 +37,7 @@ const dropped = `unknown field ".spec.extra" removed from Gadget "g" in namespac
  * `extra`, and the create the server refuses as untyped.
  */
 async function refusedOnce(said: string[]): Promise<{ h: Harness; api: ocp.Connection }> {
-  const h = await harness({ openapiRootLagMs: 60_000 });
-  opened.push(h);
+  const h = keep(await harness({ openapiRootLagMs: 60_000 }));
   h.sim.addResource({
     group: GROUP,
     version: 'v1',
@@ -53,8 +47,7 @@ async function refusedOnce(said: string[]): Promise<{ h: Harness; api: ocp.Conne
   });
   const gadget = { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'g' } };
   h.sim.seedTemplate('gadget', [], [{ ...gadget, spec: { size: 1, extra: 'x' } }]);
-  const api = await h.connect({ onWarning: (w) => said.push(w.text) });
-  connections.push(api);
+  const api = keep(await h.connect({ onWarning: (w) => said.push(w.text) }));
   await ocp.create('gadget', {}, { ...OPTIONS, api });
   h.sim.changeResourceSchema({ group: GROUP, version: 'v1', kind: 'Gadget', schema: gadgetSchema(SIZE) });
   const error = instance(await rejection(ocp.create('gadget', {}, { ...OPTIONS, api })), ocp.OperationError);

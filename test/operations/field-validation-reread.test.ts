@@ -3,22 +3,15 @@
 // untyped, a document that answered "none" is not asked for again until the root is read again,
 // and a root that may be older than the server's schema (the server refused an apply as untyped,
 // or the root passed its age bound) is read again before the next create types anything.
-import { afterAll, afterEach, expect, test, vi } from 'vitest';
+import { afterEach, expect, test, vi } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { ROOT_MAX_AGE_MS } from '../../src/connection/openapi.ts';
 import type { FaultAction, JsonObject, LogEntry } from '../../simulator/index.ts';
-import { type Harness, harness, instance, rejection } from '../helpers.ts';
+import { closedAfterAll, type Harness, harness, instance, rejection } from '../helpers.ts';
 import { outlast } from './typing-helpers.ts';
 
-const opened: Harness[] = [];
-afterAll(async () => {
-  for (const h of opened) await h.close();
-});
-async function fresh(): Promise<Harness> {
-  const h = await harness();
-  opened.push(h);
-  return h;
-}
+const keep = closedAfterAll();
+const fresh = async (): Promise<Harness> => keep(await harness());
 
 const ROOT = '/openapi/v3';
 const gets = (h: Harness, path: string): LogEntry[] =>
