@@ -4,6 +4,7 @@ import { cutText, type Redactor, redactStatus, RequestError } from '../errors.ts
 import { notFoundOf, type NotFoundContext, type Outcome, type RequestStep } from '../outcome.ts';
 import type { ObjectIdentity } from '../types.ts';
 import { isRecord } from '../util/json.ts';
+import { READ_TIMEOUT_CODES } from '../wire/wire-errors.ts';
 
 /** What the request layer knows of a request when it fails. */
 export interface FailedRequest extends NotFoundContext {
@@ -59,7 +60,6 @@ const UNTRUSTED_CERTIFICATE_CODES = new Set([
 ]);
 const UNTRUSTED_CERTIFICATE =
   "the server's certificate is not signed by a CA this Connection trusts: give the kubeconfig's cluster the CA that signed it, as certificate-authority (a PEM file) or certificate-authority-data (base64 PEM); Node.js says: ";
-const READ_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'OTC_READ_TIMEOUT']);
 const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'OTC_CONNECT_TIMEOUT']);
 
 /**

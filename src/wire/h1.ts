@@ -5,8 +5,10 @@ import type { TLSSocket } from 'node:tls';
 import type { Answer, Exchange } from './h2.ts';
 import type { Undici } from '../util/runtime.ts';
 import { headerValues } from './headers.ts';
+import { isReadTimeout } from './wire-errors.ts';
 
 type Agent = InstanceType<Undici['Agent']>;
+type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;
 
 /**
  * How long an idle socket stays in the pool when the server does not say (kube-apiserver never
@@ -19,7 +21,6 @@ type Agent = InstanceType<Undici['Agent']>;
  * written an answer and ours when we have read it, so the margin is 2 s less the latency.
  */
 export const IDLE_SOCKET_MS = 88_000;
-type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;
 
 /** Where the pool's sockets come from: the transport, which holds the TLS settings and tickets. */
 export interface SocketSource {
@@ -34,12 +35,6 @@ export interface SocketSource {
   direct(): Record<string, unknown>;
   keepTicket(ticket: Buffer): void;
 }
-
-/** undici's read limits: no answer head, or a body that stopped, within `readTimeout`. */
-const READ_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
-const isReadTimeout = (error: unknown): boolean =>
-  error instanceof Error && READ_TIMEOUTS.has((error as { code?: unknown }).code as string);
 
 export class Http1Pool {
   readonly #undici: Undici;

@@ -1,6 +1,20 @@
 // What can go wrong on the wire, as errors the request layer classifies by `code`.
 import type { Proxy } from './proxy.ts';
 
+/**
+ * The codes of a read limit that ran out: HTTP/2's ReadTimeoutError below, and undici's for
+ * HTTP/1.1 (no answer head, or a body that stopped).
+ */
+export const READ_TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'OTC_READ_TIMEOUT',
+]);
+
+/** Whether `error` is itself a read limit that ran out (not one found among its causes). */
+export const isReadTimeout = (error: unknown): boolean =>
+  error instanceof Error && READ_TIMEOUT_CODES.has(String((error as { code?: unknown }).code));
+
 /** The answer's headers (or a body piece) did not come within the read limit. */
 export class ReadTimeoutError extends Error {
   readonly code = 'OTC_READ_TIMEOUT';
