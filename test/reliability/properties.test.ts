@@ -88,7 +88,9 @@ function prototypesIntact(): void {
   expect(Object.keys(Object.prototype)).toEqual([]);
 }
 
-describe('pure validation under hostile input', () => {
+// The pure checks run a fixed number of cases: that count bounds them, not a clock. A busy 2-core
+// machine takes longer than the suite's default limit for them, so this limit only catches a hang.
+describe('pure validation under hostile input', { timeout: 300_000 }, () => {
   test('argument checks only ever return problems, never throw, never pollute', () => {
     fc.assert(
       fc.property(
