@@ -188,7 +188,7 @@ function parametersFor(
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 async function check(target: CheckTarget, loaded: Loaded, given: Record<string, string>): Promise<Outcome> {
-  const metadata = loaded.template.metadata as JsonObject;
+  const metadata = isObject(loaded.template.metadata) ? loaded.template.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : '(unnamed)';
   const notes = [...loaded.notes];
   const outcome: Outcome = {
