@@ -49,8 +49,10 @@ function formsOf(value: string): string[] {
     json.replace(/[^\0-\x7f]/g, (unit) => unicodeEscape(unit, false)),
     json.replace(/[^\0-\x7f]/g, (unit) => unicodeEscape(unit, true)),
     json.replace(/[<>&\u2028\u2029]/g, (unit) => unicodeEscape(unit, false)),
-    goQuote(value).slice(1, -1),
-    goQuoteToAscii(value).slice(1, -1),
+    // On printable ASCII and line breaks Go quotes as JSON does: a PEM key is not walked rune by rune.
+    ...(/^[\x20-\x7e\n\r\t]*$/.test(value)
+      ? []
+      : [goQuote(value).slice(1, -1), goQuoteToAscii(value).slice(1, -1)]),
   ];
 }
 
