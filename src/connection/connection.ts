@@ -38,8 +38,12 @@ import { parseWarnings, type WarningRoute, WarningSink } from './warnings.ts';
 
 const debug = debuglog('openshift-templates');
 const sinceMs = (started: number): number => Math.round(performance.now() - started);
-// A debug line shows no query: without the mark a pre-flight dry run reads as the apply after it.
-const dryRunMark = (request: ApiRequest): string => (request.query?.dryRun === 'All' ? ' (dry run)' : '');
+// A debug line shows no query or body: without the mark a dry run reads as the write it checks.
+const dryRunMark = (request: ApiRequest): string =>
+  request.query?.dryRun === 'All' ||
+  [(request.body as { dryRun?: unknown } | undefined)?.dryRun].flat().includes('All')
+    ? ' (dry run)'
+    : '';
 const USER_AGENT = 'openshift-template-client';
 
 /** The single request function's home: every call to the API server goes through `request()`. */
