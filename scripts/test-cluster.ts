@@ -74,6 +74,7 @@ try {
         'test/fixtures/published-templates.expect.json',
         '--kubeconfig',
         kubeconfig,
+        '--round-trip',
       ]);
     }
   } else {

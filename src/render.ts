@@ -8,7 +8,6 @@ import { secretParameterValues, secretValues } from './checks/secrets.ts';
 import { asProcessable, isTemplateObject, type TemplateSource } from './checks/template-source.ts';
 import type { KubernetesObject, TemplateOptions, TemplateParameters } from './types.ts';
 import { checkProcessedTemplate, prepareTemplate, unresolvedGenerators } from './validate.ts';
-import { goQuote } from './schema/paths.ts';
 
 const TEMPLATE_API = '/apis/template.openshift.io/v1';
 const debug = debuglog('openshift-templates');
@@ -130,15 +129,7 @@ export async function render(
       outcome: 'unknown',
     });
   const objects = result.objects as KubernetesObject[];
-  return { objects, redact: makeRedactor(withQuoted([...secretParameters, ...secretValues(objects)])) };
-}
-
-/**
- * The values, and each as a typing path quotes it (`[name="a\"b"]`, Go's `%q`), so that a value
- * used as a list key or a map key is hidden in a typing problem too.
- */
-function withQuoted(values: readonly string[]): string[] {
-  return [...values, ...values.map((value) => goQuote(value).slice(1, -1))];
+  return { objects, redact: makeRedactor([...secretParameters, ...secretValues(objects)]) };
 }
 
 /** Renders the Template; a target namespace that does not exist is the processing's 404. */

@@ -1,11 +1,14 @@
 // `npm run check-templates`: a user's own Template files, checked on the embedded simulator, under
-// each of create()'s fieldValidation modes, against per-mode expectations.
+// each of create()'s fieldValidation modes, against per-mode expectations; and with --kubeconfig on
+// a server it must not change, with a simulator of the test's own as that server, whose request log
+// says what reached it.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { closedAfterAll, harness } from './helpers.ts';
 
 const run = promisify(execFile);
 let dir: string;
@@ -138,8 +141,17 @@ afterAll(async () => {
 });
 
 async function check(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return checkWith({}, ...args);
+}
+
+async function checkWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['scripts/check-templates.ts', ...args]);
+    const { stdout, stderr } = await run(process.execPath, ['scripts/check-templates.ts', ...args], {
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -276,4 +288,112 @@ test('Warn without --expect: exit 0 when every Template round-trips with its fie
   expect(stdout).toContain('  result   ok: process, create, get, delete by replay');
   expect(stdout).toContain('1 as expected, 0 unexpected (field validation Warn)');
   expect(code).toBe(0);
+});
+
+// A Pod whose ServiceAccount does not exist: its pre-flight dry run is refused (403), after the
+// ConfigMap's dry run passed; nothing is written.
+const NO_ACCOUNT_TEMPLATE = `apiVersion: template.openshift.io/v1
+kind: Template
+metadata:
+  name: no-account
+objects:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: { name: no-account-settings }
+    data: { mode: fast }
+  - apiVersion: v1
+    kind: Pod
+    metadata: { name: no-account }
+    spec:
+      serviceAccountName: missing
+      containers: [{ name: web, image: registry.example/web:1 }]
+`;
+
+test('a create refused in its pre-flight lists its dry runs as dry runs, not as writes', async () => {
+  const file = join(dir, 'no-account.yaml');
+  await writeFile(file, NO_ACCOUNT_TEMPLATE);
+  const { code, stdout } = await check(file);
+  expect(code).toBe(1);
+  expect(stdout).toContain(
+    '  result   failed at create\n  error    Preflight failed for 1 object (nothing was written)',
+  );
+  expect(stdout).toContain(
+    '  dry run  PATCH /api/v1/namespaces/workers/configmaps/no-account-settings 201\n',
+  );
+  expect(stdout).toContain('  dry run  PATCH /api/v1/namespaces/workers/pods/no-account 403\n');
+  expect(stdout).not.toContain('  wrote ');
+});
+
+// The issue's case: the file's Template has the name of a stored Template of the server's.
+const STORED = {
+  apiVersion: 'template.openshift.io/v1',
+  kind: 'Template',
+  metadata: { name: 'worker-template', namespace: 'infra' },
+  objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stored-settings' } }],
+};
+const SAME_NAME_TEMPLATE = `apiVersion: template.openshift.io/v1
+kind: Template
+metadata:
+  name: worker-template
+objects:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: { name: file-settings }
+    data: { mode: fast }
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: { name: file-web }
+    spec:
+      selector: { matchLabels: { app: file-web } }
+      template:
+        metadata: { labels: { app: file-web } }
+        spec: { containers: [{ name: web, image: registry.example/web:1 }] }
+`;
+
+const opened = closedAfterAll();
+
+test('--kubeconfig sends dry runs only: no write, stored Templates untouched, dry runs called so', async () => {
+  const h = opened(await harness({ seedExamples: false }));
+  h.sim.seed(STORED);
+  const before = h.sim.getObject('template.openshift.io/v1', 'Template', 'infra', 'worker-template');
+  const file = join(dir, 'same-name.yaml');
+  await writeFile(file, SAME_NAME_TEMPLATE);
+  h.sim.clearLog();
+  const { code, stdout, stderr } = await checkWith(
+    { NODE_DEBUG: 'openshift-templates' },
+    file,
+    '--kubeconfig',
+    h.kubeconfig,
+  );
+  expect(stdout).toContain('check: process, create as a dry run, in namespace workers: nothing is written');
+  expect(stdout).toContain('  result   ok: process, create as a dry run\n');
+  expect(code).toBe(0);
+  // The request log: the Template went as an object (processed for the report, then by create()),
+  // every apply was a dry run, nothing else wrote.
+  const mutating = h.sim.log.filter((e) => e.method !== 'GET');
+  expect(mutating.filter((e) => e.path.includes('/templates'))).toEqual([]);
+  expect(mutating.map((e) => `${e.method} ${e.path} ${[e.query.dryRun].flat().join()}`)).toEqual([
+    'POST /apis/template.openshift.io/v1/namespaces/workers/processedtemplates ',
+    'POST /apis/template.openshift.io/v1/namespaces/workers/processedtemplates ',
+    'PATCH /api/v1/namespaces/workers/configmaps/file-settings All',
+    'PATCH /apis/apps/v1/namespaces/workers/deployments/file-web All',
+  ]);
+  expect(h.sim.getObject('template.openshift.io/v1', 'Template', 'infra', 'worker-template')).toEqual(before);
+  expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'file-settings')).toBeUndefined();
+  // NODE_DEBUG says which apply was a dry run: here each one.
+  const applies = stderr.split('\n').filter((l) => /^OPENSHIFT-TEMPLATES \d+: PATCH /.test(l));
+  expect(applies).toHaveLength(2);
+  for (const line of applies) expect(line).toMatch(/ 201 \d+ms Apply .* in namespace "workers" \(dry run\)$/);
+});
+
+test('--round-trip on a server that names no audit log is refused in one line, before any request', async () => {
+  const h = opened(await harness({ seedExamples: false }));
+  h.sim.clearLog();
+  const { code, stdout, stderr } = await check(typed, '--kubeconfig', h.kubeconfig, '--round-trip');
+  expect(code).toBe(2);
+  expect(stdout).toBe('');
+  expect(stderr.split('\n')[0]).toBe(
+    `check-templates: ${h.kubeconfig} names no audit log (the openshift-template-client.test/audit-log cluster extension npm run cluster writes): without it a round trip cannot show what it wrote; leave out --round-trip for dry runs only`,
+  );
+  expect(h.sim.log).toEqual([]);
 });

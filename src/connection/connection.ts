@@ -38,6 +38,12 @@ import { parseWarnings, type WarningRoute, WarningSink } from './warnings.ts';
 
 const debug = debuglog('openshift-templates');
 const sinceMs = (started: number): number => Math.round(performance.now() - started);
+// A debug line shows no query or body: without the mark a dry run reads as the write it checks.
+const dryRunMark = (request: ApiRequest): string =>
+  request.query?.dryRun === 'All' ||
+  [(request.body as { dryRun?: unknown } | undefined)?.dryRun].flat().includes('All')
+    ? ' (dry run)'
+    : '';
 const USER_AGENT = 'openshift-template-client';
 
 /** The single request function's home: every call to the API server goes through `request()`. */
@@ -272,13 +278,14 @@ export class ClusterConnection implements Connection {
     }
     if (debug.enabled)
       debug(
-        '%s %s %d %dms %s %s',
+        '%s %s %d %dms %s %s%s',
         request.method,
         request.path,
         answer.code,
         sinceMs(started),
         request.step,
         request.target,
+        dryRunMark(request),
       );
     const body = parseBody(answer.text);
     const etag = answer.etag === undefined ? {} : { etag: answer.etag };

@@ -5,41 +5,8 @@
 //   kubernetes_patch.go` appendStrictFieldStackKey / appendStrictFieldStackIndex): fields joined
 //   by `.` without a leading one, every list element by index.
 
-const SHORT_ESCAPES: Record<string, string> = {
-  '\x07': '\\a',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\v': '\\v',
-  '"': '\\"',
-  '\\': '\\\\',
-};
-
-// Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-function hex(code: number, width: number): string {
-  return code.toString(16).padStart(width, '0');
-}
-
-/** Go's `%q` of a string (strconv.Quote, appendEscapedRune). */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    const short = SHORT_ESCAPES[char];
-    if (short !== undefined) out += short;
-    else if (code < 0x20 || code === 0x7f) out += `\\x${hex(code, 2)}`;
-    else if (PRINTABLE.test(char)) out += char;
-    // encoding/json reads a lone surrogate as U+FFFD, which prints as itself.
-    else if (code >= 0xd800 && code <= 0xdfff) out += '\ufffd';
-    else if (code < 0x10000) out += `\\u${hex(code, 4)}`;
-    else out += `\\U${hex(code, 8)}`;
-  }
-  return `${out}"`;
-}
+export { goQuote } from '../util/quote.ts';
+import { goQuote } from '../util/quote.ts';
 
 // Go's `%v` of a float64 (strconv's 'g' with the shortest precision): shortest digits, exponent
 // form below 1e-4 or from 1e6, the exponent with at least two digits.

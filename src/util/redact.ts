@@ -2,27 +2,96 @@
 // secret, also the start of one a cut leaves at the end, and every string of a Status body.
 import type { KubernetesStatus } from '../outcome.ts';
 import type { ValidationProblem } from '../types/problems.ts';
+import { goQuote, goQuoteToAscii } from './quote.ts';
 
-/** Replaces every occurrence of a sensitive value; shorter values than this are not worth hiding. */
-const MIN_SECRET_LENGTH = 4;
+/**
+ * Values this long are hidden wherever they stand. A shorter one (a PIN) is hidden only where it
+ * stands as a whole quoted string, as a message or a JSON string value quotes it: anywhere else it
+ * would cut holes in ordinary words.
+ */
+const MIN_ANYWHERE_LENGTH = 4;
 
 /** The shortest start of a secret that a cut may not leave behind. */
 const MIN_SECRET_PREFIX = 8;
 
+// Opens a whole quoted string: a quote (escaped inside JSON text) after a start, a space or a
+// separator, not after a word, whose closing quote it would be.
+const OPENS = String.raw`(?<=(?:^|[\s:=(\[{,"])\\?["'\x60])`;
+// Closes it: a quote (escaped or not) followed by an end, a space or a separator.
+const CLOSES = String.raw`(?=\\?["'\x60](?:$|[\s:,.;!?)\]}"\\]))`;
+
 /** Hides secrets in a text; one made by `makeRedactor` also lists them, so a cut can check its end. */
 export type Redactor = ((text: string) => string) & { readonly secrets?: readonly string[] };
 
+const unicodeEscape = (unit: string, upper: boolean): string => {
+  const hex = (unit.codePointAt(0) ?? 0).toString(16).padStart(4, '0');
+  return `\\u${upper ? hex.toUpperCase() : hex}`;
+};
+
+/**
+ * Every form a value reaches a message in: as it is; base64, standard and URL-safe, padded or
+ * not (Secret `data`, a JWT-style echo); inside a JSON string (JavaScript's, Python's
+ * `json.dumps` with every non-ASCII character as `\uXXXX`, Go's `encoding/json` with `<>&`
+ * escaped); inside Go's `%q` and `%+q`.
+ */
+function formsOf(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const base64 = bytes.toString('base64');
+  const url = base64.replace(/\+/g, '-').replace(/\//g, '_');
+  const json = JSON.stringify(value).slice(1, -1);
+  return [
+    value,
+    base64,
+    base64.replace(/=+$/, ''),
+    url,
+    url.replace(/=+$/, ''),
+    json,
+    json.replace(/[^\0-\x7f]/g, (unit) => unicodeEscape(unit, false)),
+    json.replace(/[^\0-\x7f]/g, (unit) => unicodeEscape(unit, true)),
+    json.replace(/[<>&\u2028\u2029]/g, (unit) => unicodeEscape(unit, false)),
+    // On printable ASCII and line breaks Go quotes as JSON does: a PEM key is not walked rune by rune.
+    ...(/^[\x20-\x7e\n\r\t]*$/.test(value)
+      ? []
+      : [goQuote(value).slice(1, -1), goQuoteToAscii(value).slice(1, -1)]),
+  ];
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/**
+ * A redactor of these values in every form `formsOf` lists: each replaced by `[redacted]`, the
+ * longest first; a value of 1-3 characters only as a whole quoted string.
+ *
+ * @example
+ * const redact = makeRedactor(['hunter2', '123']);
+ * redact('denied: "hunter2" / "aHVudGVyMg==" / pin "123" in 1234'); // 'denied: "[redacted]" / "[redacted]" / pin "[redacted]" in 1234'
+ */
 export function makeRedactor(secrets: Iterable<string>): Redactor {
-  const values = [...new Set(secrets)]
-    .filter((s) => s.length >= MIN_SECRET_LENGTH)
-    .sort((a, b) => b.length - a.length);
-  if (values.length === 0) return (text) => text;
+  const values = [...new Set(secrets)].filter((s) => s !== '');
+  const long = new Set<string>();
+  const short = new Set<string>();
+  for (const value of values) {
+    const into = value.length >= MIN_ANYWHERE_LENGTH ? long : short;
+    for (const form of formsOf(value)) into.add(form);
+  }
+  const anywhere = [...long].sort((a, b) => b.length - a.length);
+  const quoted =
+    short.size === 0
+      ? undefined
+      : new RegExp(
+          `${OPENS}(?:${[...short]
+            .sort((a, b) => b.length - a.length)
+            .map(escapeRegExp)
+            .join('|')})${CLOSES}`,
+          'g',
+        );
+  if (anywhere.length === 0 && quoted === undefined) return (text) => text;
   const redact = (text: string): string => {
     let out = text;
-    for (const value of values) out = out.split(value).join('[redacted]');
-    return out;
+    for (const form of anywhere) if (out.includes(form)) out = out.split(form).join('[redacted]');
+    return quoted ? out.replace(quoted, '[redacted]') : out;
   };
-  return Object.assign(redact, { secrets: values });
+  return Object.assign(redact, { secrets: anywhere });
 }
 
 /**
