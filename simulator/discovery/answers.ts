@@ -58,7 +58,8 @@ export function apiGroupList(resources: readonly ResourceInfo[]): Record<string,
 
 /**
  * The real tier's /version as far as a build decides it (simulator/discovery/version.ts): its
- * version, and neither a commit nor a tree state, which a module build cannot know.
+ * version, and the commit placeholder and empty tree state of a build from Go modules, which
+ * know no commit. Only the build date and Go version are the simulator's own.
  */
 export function versionInfo(): Record<string, unknown> {
   const { gitVersion, major, minor } = kubernetesVersion();
@@ -70,7 +71,7 @@ export function versionInfo(): Record<string, unknown> {
     minCompatibilityMajor: major,
     minCompatibilityMinor: String(Number(minor) - 1),
     gitVersion,
-    gitCommit: '',
+    gitCommit: '$Format:%H$',
     gitTreeState: '',
     buildDate: '2026-01-01T00:00:00Z',
     goVersion: 'go1.24.9',
