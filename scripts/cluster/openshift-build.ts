@@ -24,8 +24,10 @@ export const OPENSHIFT_PIN = JSON.parse(
 const MODULE = 'github.com/openshift/openshift-apiserver';
 
 /**
- * The version stamp of openshift-apiserver's `pkg/version`, derived from the pin. Without it the
- * server panics at start (`could not parse "unknown" as version`).
+ * The version stamp, derived from the pin. Its own `pkg/version` as build-machinery-go's
+ * `make/lib/golang.mk` stamps it (without it the server panics at start: `could not parse
+ * "unknown" as version`), and k8s.io/component-base's, which its /version serves `gitVersion`,
+ * commit and date from (else `v0.0.0-master+$Format:%H$`, as kube-apiserver's said unstamped).
  *
  * @example
  * ```ts
@@ -34,15 +36,25 @@ const MODULE = 'github.com/openshift/openshift-apiserver';
  */
 export function openshiftLdflags(buildDate = new Date().toISOString().replace(/\.\d+Z$/, 'Z')): string[] {
   const [major, minor] = OPENSHIFT_PIN.version.replace(/^v/, '').split('.');
-  const values: [string, string][] = [
+  const commit = OPENSHIFT_PIN.commit.slice(0, 9);
+  const own: [string, string][] = [
     ['versionFromGit', OPENSHIFT_PIN.version],
-    ['commitFromGit', OPENSHIFT_PIN.commit.slice(0, 9)],
+    ['commitFromGit', commit],
     ['gitTreeState', 'clean'],
     ['majorFromGit', major ?? ''],
     ['minorFromGit', minor ?? ''],
     ['buildDate', buildDate],
   ];
-  return values.map(([key, value]) => `-X ${MODULE}/pkg/version.${key}=${value}`);
+  const componentBase: [string, string][] = [
+    ['gitVersion', OPENSHIFT_PIN.version],
+    ['gitCommit', commit],
+    ['gitTreeState', 'clean'],
+    ['buildDate', buildDate],
+  ];
+  return [
+    ...own.map(([key, value]) => `-X ${MODULE}/pkg/version.${key}=${value}`),
+    ...componentBase.map(([key, value]) => `-X k8s.io/component-base/version.${key}=${value}`),
+  ];
 }
 
 function sha256File(path: string): string {
