@@ -104,7 +104,12 @@ try {
   await step(
     `test/cluster (fidelity, faults) on ${cluster.backend}`,
     [vitest, 'run', '--config', 'vitest.cluster.config.ts'],
-    { OTS_CLUSTER_KUBECONFIG: kubeconfig, ...(existsSync(corpus) ? { OTS_CORPUS: corpus } : {}) },
+    {
+      OTS_CLUSTER_KUBECONFIG: kubeconfig,
+      ...(existsSync(corpus) ? { OTS_CORPUS: corpus } : {}),
+      // faults.test.ts starts tiers of its own with the same openshift-apiserver.
+      ...(backend.kind === 'openshift-apiserver' ? { OPENSHIFT_APISERVER_SOURCE: backend.source } : {}),
+    },
   );
   if (cluster.backend !== 'simulator') {
     // The simulator's own seams, on a tier that runs it as openshift-apiserver.

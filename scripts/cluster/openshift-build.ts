@@ -196,5 +196,5 @@ export function chooseBackend(openshift: string | undefined, source: string | un
     throw new ClusterError(
       'cluster: no openshift-apiserver source: pass --openshift-apiserver-source PATH or set OPENSHIFT_APISERVER_SOURCE (its source directory or tarball; docs/real-tier.md), or --openshift=simulator to run the simulator in its place',
     );
-  return { kind: 'openshift-apiserver', source: path };
+  return { kind: 'openshift-apiserver', source: resolve(path) };
 }
