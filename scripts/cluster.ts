@@ -1,18 +1,25 @@
-// `npm run cluster -- --kubeconfig-out FILE [--port N] [--http2-max-streams N] [--max-inflight N,M]`: a real
-// kube-apiserver and etcd on loopback with the simulator as its aggregated openshift-apiserver,
-// until interrupted (Ctrl-C stops both and removes their data). Built with Go on first use.
+// `npm run cluster -- --kubeconfig-out FILE [--openshift-apiserver-source PATH | --openshift=simulator] ...`:
+// a real kube-apiserver and etcd on loopback with openshift-apiserver aggregated behind it, until
+// interrupted (Ctrl-C stops them and removes their data). Built with Go on first use.
 import { parseArgs } from 'node:util';
 import { ClusterError } from './cluster/build.ts';
+import { chooseBackend } from './cluster/openshift-build.ts';
 import { startCluster } from './cluster/run.ts';
 
 const USAGE = `Usage: npm run cluster -- --kubeconfig-out FILE [options]
 
 Starts etcd and kube-apiserver (Kubernetes 1.34, built from test/cluster with Go on first use) on
-127.0.0.1, with the simulator serving the OpenShift groups behind kube-apiserver's aggregator.
-Runs until interrupted (Ctrl-C, SIGTERM), then stops both and removes their data.
+127.0.0.1, with openshift-apiserver serving the OpenShift groups behind kube-apiserver's
+aggregator: the real one, built from the source you supply on first use, or the simulator when
+asked for by name. Runs until interrupted (Ctrl-C, SIGTERM), then stops them and removes their data.
+docs/real-tier.md says where each server comes from and what it costs.
 
 Options:
   --kubeconfig-out FILE    write a kubeconfig (contexts "cluster", "limited", "namespace-admin", "no-secret-create")
+  --openshift-apiserver-source PATH
+                           openshift-apiserver's source: a directory or the tarball of its pinned
+                           commit (default: $OPENSHIFT_APISERVER_SOURCE); required unless --openshift=simulator
+  --openshift KIND         openshift-apiserver (default) or simulator (the project's own, in its place)
   --port N                 kube-apiserver's port (default: any free port)
   --http2-max-streams N    kube-apiserver's HTTP/2 streams per connection (default 100; OpenShift 2000)
   --max-inflight N,M       kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight,
@@ -31,6 +38,8 @@ try {
   ({ values } = parseArgs({
     options: {
       'kubeconfig-out': { type: 'string' },
+      'openshift-apiserver-source': { type: 'string' },
+      openshift: { type: 'string' },
       port: { type: 'string' },
       'http2-max-streams': { type: 'string' },
       'max-inflight': { type: 'string' },
@@ -60,6 +69,13 @@ const maxRequestsInflight = whole('--max-inflight', inflight?.[0], 1_000_000);
 const maxMutatingRequestsInflight = whole('--max-inflight', inflight?.[1], 1_000_000);
 const startTimeoutMs = whole('--start-timeout-ms', values['start-timeout-ms'], 3_600_000);
 if (!values['kubeconfig-out']) fail(`cluster: --kubeconfig-out FILE is required\n\n${USAGE}`, 2);
+let openshift;
+try {
+  openshift = chooseBackend(values.openshift, values['openshift-apiserver-source']);
+} catch (error) {
+  if (error instanceof ClusterError) fail(error.message, 2);
+  throw error;
+}
 
 const interrupt = new AbortController();
 let stopping: (() => Promise<void>) | undefined;
@@ -77,6 +93,7 @@ process.on('SIGTERM', onSignal);
 const started = Date.now();
 try {
   const cluster = await startCluster({
+    openshift,
     ...(port === undefined ? {} : { port }),
     ...(http2MaxStreams === undefined ? {} : { http2MaxStreams }),
     ...(maxRequestsInflight === undefined ? {} : { maxRequestsInflight }),
@@ -87,9 +104,9 @@ try {
   await cluster.writeKubeconfig(values['kubeconfig-out']);
   stopping = () => cluster.stop();
   process.stdout.write(
-    `kube-apiserver ${cluster.url} ready in ${((Date.now() - started) / 1000).toFixed(1)} s, the simulator aggregated behind it\n` +
+    `kube-apiserver ${cluster.url} ready in ${((Date.now() - started) / 1000).toFixed(1)} s, ${cluster.backend === 'simulator' ? 'the simulator' : 'openshift-apiserver'} aggregated behind it\n` +
       `kubeconfig written to ${values['kubeconfig-out']}; audit log ${cluster.auditLogPath}\n` +
-      'Ctrl-C stops both and removes their data\n',
+      'Ctrl-C stops them and removes their data\n',
   );
 } catch (error) {
   if (error instanceof ClusterError) fail(error.message);

@@ -1,19 +1,36 @@
-// `npm run test:cluster`: the real tier end to end. Starts `npm run cluster`'s control plane, then
+// `npm run test:cluster [-- --openshift-apiserver-source PATH | --openshift=simulator]`: the real
+// tier end to end. Starts `npm run cluster`'s control plane with the real openshift-apiserver, then
 // runs on it the live suite, every published Template under each fieldValidation mode (when
 // ../shared/corpus is beside the clone, as for .ci/run), and the tests of test/cluster (the
-// simulator held to the real server, the tier's own faults); stops it, and exits non-zero when any
-// part failed.
+// simulator held to the real servers, the tier's own faults); then a second tier with the simulator
+// as openshift-apiserver for the tests about its own seams (`*.simulator-tier.test.ts`). Stops
+// each, and exits non-zero when any part failed.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { ClusterError, findGo, REPOSITORY } from './cluster/build.ts';
-import { startCluster } from './cluster/run.ts';
+import { chooseBackend, type OpenshiftBackend } from './cluster/openshift-build.ts';
+import { type Cluster, startCluster } from './cluster/run.ts';
 
 const go = findGo();
 if (!go.ok) {
   process.stderr.write(`test:cluster: ${go.why}; npm test and npm run demo need no Go\n`);
   process.exit(1);
+}
+
+let backend: OpenshiftBackend;
+try {
+  const { values } = parseArgs({
+    options: { 'openshift-apiserver-source': { type: 'string' }, openshift: { type: 'string' } },
+  });
+  backend = chooseBackend(values.openshift, values['openshift-apiserver-source']);
+} catch (error) {
+  process.stderr.write(
+    `test:cluster: ${error instanceof Error ? error.message.replace(/^cluster: /, '') : String(error)}\n`,
+  );
+  process.exit(2);
 }
 
 const corpus = join(REPOSITORY, '..', 'shared', 'corpus');
@@ -35,16 +52,21 @@ async function step(name: string, args: string[], env: NodeJS.ProcessEnv = {}): 
 }
 
 const started = Date.now();
-let cluster;
-try {
-  cluster = await startCluster();
-} catch (error) {
-  if (error instanceof ClusterError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
+
+async function start(openshift: OpenshiftBackend): Promise<Cluster> {
+  try {
+    return await startCluster({ openshift });
+  } catch (error) {
+    if (error instanceof ClusterError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
   }
-  throw error;
 }
+
+const vitest = join('node_modules', 'vitest', 'vitest.mjs');
+let cluster = await start(backend);
 try {
   await cluster.writeKubeconfig(kubeconfig);
   process.stdout.write(
@@ -81,10 +103,26 @@ try {
     process.stdout.write(`test:cluster: no ${corpus}: the published-Templates check is skipped\n`);
   }
   await step(
-    'test/cluster (fidelity, faults)',
-    [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.cluster.config.ts'],
-    { OTS_CLUSTER_KUBECONFIG: kubeconfig, ...(existsSync(corpus) ? { OTS_CORPUS: corpus } : {}) },
+    `test/cluster (fidelity, faults) on ${cluster.backend}`,
+    [vitest, 'run', '--config', 'vitest.cluster.config.ts'],
+    {
+      OTS_CLUSTER_KUBECONFIG: kubeconfig,
+      ...(existsSync(corpus) ? { OTS_CORPUS: corpus } : {}),
+      // faults.test.ts starts tiers of its own with the same openshift-apiserver.
+      ...(backend.kind === 'openshift-apiserver' ? { OPENSHIFT_APISERVER_SOURCE: backend.source } : {}),
+    },
   );
+  if (cluster.backend !== 'simulator') {
+    // The simulator's own seams, on a tier that runs it as openshift-apiserver.
+    await cluster.stop();
+    cluster = await start({ kind: 'simulator' });
+    await cluster.writeKubeconfig(kubeconfig);
+    await step(
+      'test/cluster/*.simulator-tier.test.ts on the simulator',
+      [vitest, 'run', '--config', 'vitest.cluster.config.ts', 'simulator-tier'],
+      { OTS_CLUSTER_KUBECONFIG: kubeconfig },
+    );
+  }
 } finally {
   await cluster.stop();
   rmSync(dir, { recursive: true, force: true });

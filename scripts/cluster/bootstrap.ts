@@ -2,8 +2,8 @@
 // operator runs: the test namespaces and their `default` ServiceAccounts, RBAC for the identities
 // of simulator/identities.json and for the simulator's own, the CRDs of the custom kinds the
 // simulator serves, the FlowSchemas OpenShift gives openshift-apiserver (flow-schemas.ts), and the
-// simulator as an aggregated API server (a Service of type ExternalName naming localhost and an
-// APIService per group-version).
+// aggregated openshift-apiserver, real or the simulator (a Service of type ExternalName naming
+// localhost and an APIService per group-version).
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { groupVersions } from '../../simulator/discovery/answers.ts';
@@ -66,7 +66,7 @@ function crds(): KubeObject[] {
   return JSON.parse(gunzipSync(data).toString('utf8')) as KubeObject[];
 }
 
-function aggregation(resources: readonly ResourceInfo[], port: number, caCert: string): KubeObject[] {
+function aggregation(groupVersionNames: readonly string[], port: number, caCert: string): KubeObject[] {
   const service: KubeObject = {
     apiVersion: 'v1',
     kind: 'Service',
@@ -75,20 +75,22 @@ function aggregation(resources: readonly ResourceInfo[], port: number, caCert: s
     // ExternalName Service, and its availability controller checks endpoints only for ClusterIP.
     spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port }] },
   };
-  const apiServices = groupVersions(resources).map(({ group, version }) => ({
-    apiVersion: 'apiregistration.k8s.io/v1',
-    kind: 'APIService',
-    metadata: { name: `${version}.${group}` },
-    spec: {
-      group,
-      version,
-      service: { ...SIMULATOR_SERVICE, port },
-      caBundle: Buffer.from(caCert).toString('base64'),
-      // openshift-apiserver's APIServices use these priorities (cluster-openshift-apiserver-operator).
-      groupPriorityMinimum: 9900,
-      versionPriority: 15,
-    },
-  }));
+  const apiServices = groupVersionNames
+    .map((gv) => gv.split('/') as [string, string])
+    .map(([group, version]) => ({
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: `${version}.${group}` },
+      spec: {
+        group,
+        version,
+        service: { ...SIMULATOR_SERVICE, port },
+        caBundle: Buffer.from(caCert).toString('base64'),
+        // openshift-apiserver's APIServices use these priorities (cluster-openshift-apiserver-operator).
+        groupPriorityMinimum: 9900,
+        versionPriority: 15,
+      },
+    }));
   return [service, ...apiServices];
 }
 
@@ -108,13 +110,19 @@ export async function bootstrap(client: KubeClient): Promise<string[]> {
   return definitions.map((crd) => (crd.metadata as { name: string }).name);
 }
 
-export async function registerSimulator(
+/** The aggregated backend's Service and one APIService per group-version (`group/version`). */
+export async function registerBackend(
   client: KubeClient,
-  resources: readonly ResourceInfo[],
+  groupVersionNames: readonly string[],
   port: number,
   caCert: string,
 ): Promise<void> {
-  await applyAll(client, aggregation(resources, port, caCert));
+  await applyAll(client, aggregation(groupVersionNames, port, caCert));
+}
+
+/** Applies objects in order, as the tier's own field manager. */
+export async function applyObjects(client: KubeClient, objects: KubeObject[]): Promise<void> {
+  await applyAll(client, objects);
 }
 
 /** The group-versions the APIServices name, for the readiness waits. */

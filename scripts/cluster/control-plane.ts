@@ -25,8 +25,8 @@ export interface ControlPlaneOptions {
 }
 
 /**
- * The flags, as `[flag, value, why]`. The README's table lists the same, and
- * test/cluster-readme.test.ts checks that every flag and fixed value here is in it.
+ * The flags, as `[flag, value, why]`. docs/real-tier.md's table lists the same, and
+ * test/real-tier-doc.test.ts checks that every flag and fixed value here is in it.
  */
 export function apiserverFlags(
   dir: string,

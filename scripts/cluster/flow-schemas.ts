@@ -3,12 +3,17 @@
 // SubjectAccessReviews and TokenReviews are exempt, everything else it sends runs at
 // workload-high. Without them its reviews share global-default with the callers' requests that
 // wait on them, and a burst holds every seat there while the reviews queue behind it, a priority
-// inversion OpenShift does not have. OpenShift names a ServiceAccount; the simulator is a User.
+// inversion OpenShift does not have. OpenShift names the ServiceAccount the real server runs as
+// here too; the simulator is a User, named beside it.
 import { SIMULATOR_USER } from './material.ts';
+import { OPENSHIFT_SERVICE_ACCOUNT } from './openshift.ts';
 
 type KubeObject = Record<string, unknown>;
 
-const subjects = [{ kind: 'User', user: { name: SIMULATOR_USER } }];
+const subjects = [
+  { kind: 'ServiceAccount', serviceAccount: { ...OPENSHIFT_SERVICE_ACCOUNT } },
+  { kind: 'User', user: { name: SIMULATOR_USER } },
+];
 const everywhere = { clusterScope: true, namespaces: ['*'], verbs: ['*'] };
 
 function flowSchema(name: string, precedence: number, priorityLevel: string, rules: unknown[]): KubeObject {

@@ -59,6 +59,7 @@ export function objectPath(object: Record<string, unknown>): string {
     CustomResourceDefinition: 'customresourcedefinitions',
     APIService: 'apiservices',
     FlowSchema: 'flowschemas',
+    Ingress: 'ingresses',
   };
   const resource = plural[kind];
   if (!resource) throw new Error(`bootstrap: no path known for kind ${kind}`);

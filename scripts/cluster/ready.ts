@@ -89,7 +89,7 @@ export function apiServicesAvailable(client: KubeClient, groupVersions: string[]
 
 export function discoveryServes(client: KubeClient, groupVersions: string[]): Condition {
   return {
-    name: 'discovery of each simulator group-version through kube-apiserver',
+    name: 'discovery of each aggregated group-version through kube-apiserver',
     check: async () => {
       for (const gv of groupVersions) {
         const answer = await client.send('GET', `/apis/${gv}`);
@@ -100,14 +100,21 @@ export function discoveryServes(client: KubeClient, groupVersions: string[]): Co
   };
 }
 
-export function openapiLists(client: KubeClient, groupVersions: string[]): Condition {
+/**
+ * kube-apiserver's merged /openapi/v3 lists every aggregated group-version `times` checks in a
+ * row: while the aggregator is still settling, one answer may list them and the next not.
+ */
+export function openapiLists(client: KubeClient, groupVersions: string[], times = 1): Condition {
+  let listed = 0;
   return {
-    name: "kube-apiserver's /openapi/v3 listing each simulator group-version",
+    name: `kube-apiserver's /openapi/v3 listing each aggregated group-version ${times === 1 ? 'once' : `${times} times in a row`}`,
     check: async () => {
       const answer = await client.send('GET', '/openapi/v3');
       const paths = (answer.body as { paths?: Record<string, unknown> } | undefined)?.paths ?? {};
       const missing = groupVersions.filter((gv) => !(`apis/${gv}` in paths));
-      return missing.length === 0 ? undefined : `not listed yet: ${missing.join(', ')}`;
+      listed = missing.length === 0 ? listed + 1 : 0;
+      if (missing.length > 0) return `not listed yet: ${missing.join(', ')}`;
+      return listed >= times ? undefined : `listed ${listed} of ${times} times in a row`;
     },
   };
 }

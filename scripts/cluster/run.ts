@@ -1,6 +1,7 @@
 // startCluster(): the real tier. kube-apiserver and etcd from test/cluster on loopback, bootstrapped,
-// with the simulator as its aggregated openshift-apiserver, and a kubeconfig shaped like the
-// simulator's (one context per identity of simulator/identities.json).
+// with openshift-apiserver aggregated behind it (the real one built from a supplied source, or the
+// simulator when asked for by name), and a kubeconfig shaped like the simulator's (one context per
+// identity of simulator/identities.json).
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
@@ -8,23 +9,42 @@ import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { AggregatedMode } from '../../simulator/aggregated/mode.ts';
 import { RESOURCES } from '../../simulator/discovery/resources.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { aggregatedGroupVersions, bootstrap, registerSimulator, TEST_NAMESPACES } from './bootstrap.ts';
+import { startSimulator } from '../../simulator/index.ts';
+import {
+  aggregatedGroupVersions,
+  applyObjects,
+  bootstrap,
+  registerBackend,
+  TEST_NAMESPACES,
+} from './bootstrap.ts';
 import { ClusterError, ensureBinary } from './build.ts';
+import {
+  clusterIngress,
+  dryRunWrites,
+  OPENSHIFT_GROUP_VERSIONS,
+  OPENSHIFT_USER,
+  openshiftCrds,
+  openshiftIdentity,
+  serviceAccountToken,
+  startOpenshift,
+} from './openshift.ts';
+import { BACKEND_EXTENSION, ensureOpenshiftBinary, type OpenshiftBackend } from './openshift-build.ts';
 import { type ControlPlaneOptions, type Ports, startControlPlane } from './control-plane.ts';
 import { KubeClient } from './kube.ts';
-import { FRONT_PROXY_CLIENT, type Material, writeMaterial } from './material.ts';
+import { FRONT_PROXY_CLIENT, type Material, SIMULATOR_USER, writeMaterial } from './material.ts';
 import {
   apiServicesAvailable,
   crdsEstablished,
   discoveryServes,
   openapiLists,
+  type Condition,
   readyz,
   waitFor,
 } from './ready.ts';
 import { claimRun, releaseRun } from './state.ts';
 
 export interface ClusterOptions extends ControlPlaneOptions {
+  openshift: OpenshiftBackend;
   /** kube-apiserver's port; default any free one. */
   port?: number;
   /** One deadline for the whole start, build excluded (default 180 s). */
@@ -41,8 +61,9 @@ export interface Cluster {
   auditLogPath: string;
   /** The admin's client, for tests that arrange state (quota status, foreign objects). */
   admin: KubeClient;
-  simulator: Simulator;
-  /** Stops both servers and removes the run's data. */
+  /** Which openshift-apiserver serves the OpenShift groups. */
+  backend: OpenshiftBackend['kind'];
+  /** Stops every server and removes the run's data. */
   stop(): Promise<void>;
 }
 
@@ -104,7 +125,11 @@ async function relayIpv6Loopback(port: number): Promise<Server | undefined> {
   });
 }
 
-function kubeconfigOf(url: string, material: Material): Record<string, unknown> {
+function kubeconfigOf(
+  url: string,
+  material: Material,
+  backend: { kind: OpenshiftBackend['kind']; user: string },
+): Record<string, unknown> {
   const identities = [...material.tokens];
   return {
     apiVersion: 'v1',
@@ -132,6 +157,8 @@ function kubeconfigOf(url: string, material: Material): Record<string, unknown> 
               name: 'openshift-template-client.test/client-ca',
               extension: { cert: material.files.clientCa, key: material.files.clientCaKey },
             },
+            // Tests about the simulator's own seams run only where it is the backend.
+            { name: BACKEND_EXTENSION, extension: { backend: backend.kind, user: backend.user } },
           ],
         },
       },
@@ -146,7 +173,7 @@ function kubeconfigOf(url: string, material: Material): Record<string, unknown> 
   };
 }
 
-function exitWatcher(child: ChildProcess, logPath: string): () => string | undefined {
+function exitWatcher(child: ChildProcess, logPath: string, what: string): () => string | undefined {
   let exit: string | undefined;
   child.once('exit', (code, signal) => {
     let tail = '';
@@ -155,7 +182,7 @@ function exitWatcher(child: ChildProcess, logPath: string): () => string | undef
     } catch {
       // No log yet.
     }
-    exit = `the control plane exited (${signal ?? `code ${code}`}) while starting:\n${tail}`;
+    exit = `${what} exited (${signal ?? `code ${code}`}) while starting:\n${tail}`;
   });
   return () => exit;
 }
@@ -174,10 +201,19 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+/** Stops a server when the run stops. */
+function onStop(cleanups: (() => Promise<void> | void)[], close: () => Promise<void> | void): void {
+  cleanups.push(close);
+}
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const say = options.say ?? ((line: string) => process.stderr.write(`${line}\n`));
   const signal = options.signal ?? new AbortController().signal;
   const binary = await ensureBinary(say, signal);
+  const openshiftBinary =
+    options.openshift.kind === 'openshift-apiserver'
+      ? await ensureOpenshiftBinary(options.openshift.source, say, signal)
+      : undefined;
   const dir = claimRun();
   const cleanups: (() => Promise<void> | void)[] = [
     () => {
@@ -199,30 +235,64 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     };
     const material = await writeMaterial(dir);
     const child = startControlPlane(binary, dir, material, ports, options);
-    cleanups.push(() => stopChild(child));
-    const died = exitWatcher(child, join(dir, 'control-plane.log'));
+    onStop(cleanups, () => stopChild(child));
+    const controlPlaneDied = exitWatcher(child, join(dir, 'control-plane.log'), 'the control plane');
     const url = `https://127.0.0.1:${ports.apiserver}`;
     const admin = new KubeClient(url, material.kube.caCert, [...material.tokens.values()][0] ?? '');
-    cleanups.push(() => {
+    onStop(cleanups, () => {
       admin.close();
     });
     const deadline = Date.now() + (options.startTimeoutMs ?? 180_000);
-    await waitFor([readyz(admin)], deadline, signal, died);
+    await waitFor([readyz(admin)], deadline, signal, controlPlaneDied);
     const crdNames = await bootstrap(admin);
-    const simulator = await startSimulator({
-      port: ports.simulator,
-      namespaces: TEST_NAMESPACES,
-      tls: material.simulator,
-      aggregated: {
-        kubeApiserver: { url, caCert: material.kube.caCert, token: material.simulatorToken },
-        frontProxyCaCert: material.frontProxy.clientCaCert,
-        allowedNames: [FRONT_PROXY_CLIENT],
-      },
-    });
-    cleanups.push(() => simulator.close());
+    let groupVersions: string[];
+    let died = controlPlaneDied;
+    let backendUser: string;
+    let ready: Condition[] = [];
+    if (openshiftBinary) {
+      groupVersions = OPENSHIFT_GROUP_VERSIONS;
+      backendUser = OPENSHIFT_USER;
+      await applyObjects(admin, [...openshiftIdentity(), ...openshiftCrds()]);
+      const openshiftCrdNames = openshiftCrds().map((crd) => (crd.metadata as { name: string }).name);
+      await waitFor([crdsEstablished(admin, openshiftCrdNames)], deadline, signal, died);
+      await applyObjects(admin, [clusterIngress()]);
+      // Registered before it listens, so the aggregator never knew another backend for them.
+      await registerBackend(admin, groupVersions, ports.simulator, material.simulator.caCert);
+      const server = await startOpenshift({
+        binary: openshiftBinary,
+        supervisor: binary,
+        dir,
+        material,
+        port: ports.simulator,
+        etcdUrl: `http://127.0.0.1:${ports.etcdFault}`,
+        kubeUrl: url,
+        token: await serviceAccountToken(admin),
+      });
+      onStop(cleanups, () => stopChild(server));
+      const serverDied = exitWatcher(server, join(dir, 'openshift-apiserver.log'), 'openshift-apiserver');
+      died = () => controlPlaneDied() ?? serverDied();
+      ready = [dryRunWrites(admin, TEST_NAMESPACES[0] ?? 'infra')];
+    } else {
+      const resources = AggregatedMode.served(RESOURCES);
+      groupVersions = aggregatedGroupVersions(resources);
+      backendUser = SIMULATOR_USER;
+      const simulator = await startSimulator({
+        port: ports.simulator,
+        namespaces: TEST_NAMESPACES,
+        tls: material.simulator,
+        aggregated: {
+          kubeApiserver: { url, caCert: material.kube.caCert, token: material.simulatorToken },
+          frontProxyCaCert: material.frontProxy.clientCaCert,
+          allowedNames: [FRONT_PROXY_CLIENT],
+        },
+      });
+      onStop(cleanups, () => simulator.close());
+      await registerBackend(admin, groupVersions, ports.simulator, material.simulator.caCert);
+    }
     const relay = await relayIpv6Loopback(ports.simulator);
     if (relay)
-      cleanups.push(
+      onStop(
+        cleanups,
         () =>
           new Promise<void>((resolve) =>
             relay.close(() => {
@@ -230,21 +300,19 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
             }),
           ),
       );
-    const resources = AggregatedMode.served(RESOURCES);
-    await registerSimulator(admin, resources, ports.simulator, material.simulator.caCert);
-    const groupVersions = aggregatedGroupVersions(resources);
     await waitFor(
       [
         crdsEstablished(admin, crdNames),
         apiServicesAvailable(admin, groupVersions),
         discoveryServes(admin, groupVersions),
-        openapiLists(admin, groupVersions),
+        ...ready,
+        openapiLists(admin, groupVersions, 2),
       ],
       deadline,
       signal,
       died,
     );
-    const kubeconfig = kubeconfigOf(url, material);
+    const kubeconfig = kubeconfigOf(url, material, { kind: options.openshift.kind, user: backendUser });
     return {
       url,
       kubeconfig,
@@ -255,7 +323,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       },
       auditLogPath: material.files.auditLog,
       admin,
-      simulator,
+      backend: options.openshift.kind,
       stop,
     };
   } catch (error) {

@@ -2,6 +2,7 @@
 // shapes of docs/wire-reference.md §2, built from the resources the server serves.
 import type { ResourceInfo, Result } from '../types.ts';
 import { groupVersionOf } from './resources.ts';
+import { kubernetesVersion } from './version.ts';
 
 function resourceEntry(r: ResourceInfo): Record<string, unknown> {
   const entry: Record<string, unknown> = {
@@ -55,13 +56,23 @@ export function apiGroupList(resources: readonly ResourceInfo[]): Record<string,
   return { kind: 'APIGroupList', apiVersion: 'v1', groups };
 }
 
+/**
+ * The real tier's /version as far as a build decides it (simulator/discovery/version.ts): its
+ * version, and the commit placeholder and empty tree state of a build from Go modules, which
+ * know no commit. Only the build date and Go version are the simulator's own.
+ */
 export function versionInfo(): Record<string, unknown> {
+  const { gitVersion, major, minor } = kubernetesVersion();
   return {
-    major: '1',
-    minor: '34',
-    gitVersion: 'v1.34.2',
-    gitCommit: '0000000000000000000000000000000000000000',
-    gitTreeState: 'clean',
+    major,
+    minor,
+    emulationMajor: major,
+    emulationMinor: minor,
+    minCompatibilityMajor: major,
+    minCompatibilityMinor: String(Number(minor) - 1),
+    gitVersion,
+    gitCommit: '$Format:%H$',
+    gitTreeState: '',
     buildDate: '2026-01-01T00:00:00Z',
     goVersion: 'go1.24.9',
     compiler: 'gc',

@@ -8,6 +8,7 @@ import { request } from 'node:https';
 import { describe, expect, test } from 'vitest';
 import { type CurrentContext, currentContext } from '../../scripts/cluster/kube.ts';
 import { SIMULATOR_USER } from '../../scripts/cluster/material.ts';
+import { backendOf } from './backend.ts';
 
 const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG;
 
@@ -72,10 +73,11 @@ async function priorityLevelUid(tier: Tier, name: string): Promise<string> {
 }
 
 describe.skipIf(!clusterKubeconfig)(
-  'API Priority and Fairness for the simulator as openshift-apiserver',
+  'API Priority and Fairness for openshift-apiserver, real or the simulator',
   () => {
     const tier = adminOf(clusterKubeconfig ?? '');
-    const asSimulator = { 'impersonate-user': SIMULATOR_USER };
+    // As whoever serves the OpenShift groups on this tier: the real server's ServiceAccount or the simulator's user.
+    const asSimulator = { 'impersonate-user': backendOf(clusterKubeconfig)?.user ?? SIMULATOR_USER };
 
     test("its SubjectAccessReviews are exempt, as openshift-apiserver's are on OpenShift", async () => {
       const review = {

@@ -6,6 +6,9 @@
 // --etcd-servers names it) and, after "--", kube-apiserver's own flags. One process holds both servers, so
 // nothing outlives it; and it exits when its standard input closes, which is how it notices that the
 // Node parent died, even by SIGKILL.
+//
+// `test-cluster supervise -- COMMAND ARGS...` runs another server under the same rule
+// (supervise.go): the tier starts openshift-apiserver that way.
 package main
 
 import (
@@ -24,6 +27,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == "supervise" && os.Args[2] == "--" {
+		if err := supervise(os.Args[3:]); err != nil {
+			fmt.Fprintf(os.Stderr, "test-cluster: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintf(os.Stderr, "test-cluster: %v\n", err)
 		os.Exit(1)

@@ -1,5 +1,5 @@
-// The README's table of kube-apiserver flags (section "Test against a real kube-apiserver") must
-// list every flag npm run cluster passes, with its value where the value is not a file of the run.
+// docs/real-tier.md's table of kube-apiserver flags must list every flag npm run cluster passes,
+// with its value where the value is not a file of the run.
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { apiserverFlags } from '../scripts/cluster/control-plane.ts';
@@ -8,8 +8,8 @@ import type { Material } from '../scripts/cluster/material.ts';
 const PER_RUN_PORT = new Set(['--etcd-servers', '--secure-port']);
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-test('every kube-apiserver flag of npm run cluster is in the README, with its value', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+test('every kube-apiserver flag of npm run cluster is in docs/real-tier.md, with its value', () => {
+  const readme = readFileSync(new URL('../docs/real-tier.md', import.meta.url), 'utf8');
   const files = new Proxy({}, { get: (_target, name) => `RUN/${String(name)}` }) as Material['files'];
   const flags = apiserverFlags('RUN', { files } as Material, {
     apiserver: 0,
