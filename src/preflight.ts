@@ -10,13 +10,17 @@ import {
   type ApplyFlags,
   applyAll,
   asError,
+  objectPath,
   type OperationContext,
   send,
   segment,
+  uidOf,
+  withUid,
   write,
   warningTarget,
 } from './operations.ts';
-import { applyFoundNothing } from './checks/created-by-post.ts';
+import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
+import { normalizeSecret } from './checks/secrets.ts';
 import {
   batchPrerequisite,
   dryRunMayWrite,
@@ -36,22 +40,63 @@ const debug = debuglog('openshift-templates');
 
 /**
  * One object's dry run: the ref it would have (with why it is applied unverified, when its dry
- * run could not be made), or the error the server answered.
+ * run could not be made, and whether it was a POST's), or the error the server answered.
  */
-type DryRun = { ref: CreatedRef; unverified?: string } | { error: RequestError };
+type DryRun = { ref: CreatedRef; unverified?: string; posted?: boolean } | { error: RequestError };
 
 /** A ref that passes without a dry run's answer; it counts as created, as its write may create it. */
-const unanswered = (target: Target, unverified?: string): DryRun => ({
+const unanswered = (target: Target, unverified: string): DryRun => ({
   ref: { ...target.ref, created: true },
-  ...(unverified === undefined ? {} : { unverified }),
+  unverified,
 });
 
 /**
- * The dry run of one target. A kind whose apply cannot create it (checks/created-by-post.ts)
- * answers 404 and is created by a POST, which its proxy does not dry-run: it passes as created.
- * A webhook that does not support dry runs, or a kind whose dry run may write, leaves the object
- * unverified, said on the warning channel, never refused (issue #36 item 4). A lost connection is
- * sent once more where the storage honours dry runs, so nothing was written.
+ * The dry run of the POST that creates a kind apply cannot create (checks/created-by-post.ts),
+ * sent as write() sends it but without its warning: the warning belongs to the write, told once
+ * the wave passes.
+ */
+async function dryRunPost(op: OperationContext, target: Target, flags: ApplyFlags): Promise<CreatedRef> {
+  const { ref } = target;
+  const { code, body } = await send(op, {
+    method: 'POST',
+    path: objectPath(ref.apiVersion, target.resource, ref.namespace),
+    query: { fieldManager: flags.fieldManager, dryRun: 'All' },
+    body: normalizeSecret(target.object),
+    step: 'Apply',
+    target: describeRef(ref),
+    object: warningTarget(ref),
+    redact: op.redact,
+  });
+  return { ...withUid(ref, uidOf(body)), created: code === 201, dryRun: true };
+}
+
+/**
+ * A dry run the server answered with a refusal stored nothing, whatever the answer (a 500 of a
+ * conversion included, as the legacy RBAC proxy's `invalid kind for origin subject`): its outcome
+ * is `'refused'`. Only kinds whose storage honours dry runs are sent one (dryRunMayWrite).
+ */
+function refusedDryRun(error: RequestError): RequestError {
+  if (error.statusCode === undefined || error.outcome !== 'unknown') return error;
+  const detail = error.message.slice(`${error.step} ${error.target}: `.length);
+  return new RequestError(error.step, error.target, detail, {
+    statusCode: error.statusCode,
+    code: error.code,
+    outcome: 'refused',
+    ...(error.reason === undefined ? {} : { reason: error.reason }),
+    ...(error.status === undefined ? {} : { status: error.status }),
+    resource: error.resource,
+    notFound: error.notFound,
+    cause: error.cause,
+  });
+}
+
+/**
+ * The dry run of one target. A kind whose apply cannot create it answers 404 and is created by a
+ * POST: that POST is dry-run in its place, so its proxy's own checks (the subjects it converts,
+ * RBAC's escalation check) come before the first write. A webhook that does not support dry runs,
+ * or a kind whose dry run may write, leaves the object unverified, said on the warning channel,
+ * never refused (issue #36 item 4). A lost connection is sent once more where the storage
+ * honours dry runs, so nothing was written.
  */
 async function dryRun(
   op: OperationContext,
@@ -60,23 +105,35 @@ async function dryRun(
   resent = false,
 ): Promise<DryRun> {
   if (dryRunMayWrite(target.ref)) return unanswered(target, notDryRunText(target.ref));
+  let posted = false;
   try {
     return { ref: await write(op, target, { ...flags, dryRun: true }, false) };
   } catch (error) {
     if (!(error instanceof RequestError)) throw error;
-    if (applyFoundNothing(target.ref, error.statusCode, error.status)) return unanswered(target);
+    if (!applyFoundNothing(target.ref, error.statusCode, error.status)) return failed(error);
+    posted = true;
+    try {
+      return { ref: await dryRunPost(op, target, flags), posted };
+    } catch (postError) {
+      if (!(postError instanceof RequestError)) throw postError;
+      return failed(postError);
+    }
+  }
+
+  function failed(error: RequestError): Promise<DryRun> | DryRun {
     const webhook = dryRunUnsupportedBy(error.statusCode, error.status);
     if (webhook !== undefined) return unanswered(target, unverifiedText(target.ref, webhook));
     const lost = error.code === 'OTC_CONNECTION_LOST' && !op.signal?.aborted && !op.connection.closed;
     if (lost && !resent && dryRunResendable(target.ref)) {
       debug(
-        '%s: the dry run of %s lost its connection; sent once more',
+        '%s: the dry run of %s%s lost its connection; sent once more',
         op.operation,
+        posted ? 'the POST of ' : '',
         describeRef(target.ref),
       );
       return dryRun(op, target, flags, true);
     }
-    return { error };
+    return { error: refusedDryRun(error) };
   }
 }
 
@@ -88,6 +145,8 @@ interface Wave {
   refs: CreatedRef[];
   deferred: Set<Target>;
   unverified: { target: Target; text: string }[];
+  /** Objects whose dry run was the POST that will create them. */
+  posted: Target[];
 }
 
 /** Says that an object is applied without its dry run's checks. */
@@ -114,11 +173,13 @@ async function wave(op: OperationContext, targets: readonly Target[], flags: App
   const refs: CreatedRef[] = [];
   const deferred = new Set<Target>();
   const unverified: Wave['unverified'] = [];
+  const posted: Target[] = [];
   const failures: OperationFailure[] = [];
   for (const [i, { target, answer }] of answers.entries()) {
     if ('ref' in answer) {
       refs.push(answer.ref);
       if (answer.unverified !== undefined) unverified.push({ target, text: answer.unverified });
+      if (answer.posted === true) posted.push(target);
       continue;
     }
     const { error } = answer;
@@ -132,7 +193,7 @@ async function wave(op: OperationContext, targets: readonly Target[], flags: App
     refs.push({ ...target.ref, created: true });
   }
   if (failures.length > 0) throw new OperationError('Preflight', [], failures);
-  return { refs, deferred, unverified };
+  return { refs, deferred, unverified, posted };
 }
 
 /** The namespace's ResourceQuotas as listed, or why they could not be. */
@@ -233,8 +294,16 @@ export async function createChecked(
   targets: readonly Target[],
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
-  const { refs, deferred } = await waveAndQuotas(op, targets, flags);
-  if (flags.dryRun) return refs.map((ref) => ({ ...ref, dryRun: true }));
+  const { refs, deferred, posted } = await waveAndQuotas(op, targets, flags);
+  if (flags.dryRun) {
+    // The write's own warning, as the schema-only path's dry run gives it; a real create tells it at the POST.
+    for (const target of posted) {
+      const text = op.redact(createdByPostText(target.ref, true));
+      const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(target.ref) } as const;
+      op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
+    }
+    return refs.map((ref) => ({ ...ref, dryRun: true }));
+  }
   return applyAll(op, targets, flags, async (target) => {
     if (!deferred.has(target)) return;
     const again = await dryRun(op, target, flags);

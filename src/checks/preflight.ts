@@ -73,10 +73,13 @@ export function batchPrerequisite(
 
 /**
  * API groups whose storages have not always honoured `dryRun` (a dry run there may have written):
- * openshift-apiserver's image API before openshift/openshift-apiserver#511, and the legacy
- * authorization.openshift.io proxies, which do not pass the options on.
+ * openshift-apiserver's image API before openshift/openshift-apiserver#511. The legacy
+ * authorization.openshift.io proxies pass the request's options on to kube-apiserver's RBAC
+ * storage in every release the library supports (4.16 and later): they do since release-4.5
+ * (openshift-apiserver commit 0f195757e; release-4.4's role/proxy.go and rolebinding/proxy.go
+ * called `client.Create(obj)` and `client.Update(obj)` without options).
  */
-const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io', 'authorization.openshift.io']);
+const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io']);
 
 /**
  * Whether a dry run of this kind whose connection was lost may be sent once more: only where the
@@ -85,6 +88,7 @@ const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io', 'authorization.opens
  * @example
  * dryRunResendable({ apiVersion: 'v1', kind: 'ConfigMap' }); // true
  * dryRunResendable({ apiVersion: 'image.openshift.io/v1', kind: 'ImageStream' }); // false
+ * dryRunResendable({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding' }); // true
  */
 export function dryRunResendable(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
   const group = ref.apiVersion.includes('/') ? (ref.apiVersion.split('/')[0] ?? '') : '';
