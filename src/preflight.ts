@@ -13,7 +13,6 @@ import {
   objectPath,
   type OperationContext,
   send,
-  segment,
   uidOf,
   withUid,
   write,
@@ -21,6 +20,7 @@ import {
 } from './operations.ts';
 import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
 import { normalizeSecret } from './checks/secrets.ts';
+import { quotaVerdict, readQuotas } from './preflight-quota.ts';
 import {
   batchPrerequisite,
   dryRunMayWrite,
@@ -29,10 +29,7 @@ import {
   notDryRunText,
   unverifiedText,
 } from './checks/preflight.ts';
-import { exceededQuotas, type Planned, quotaText } from './checks/quota.ts';
 import { describeRef } from './checks/refs.ts';
-import { groupOf } from './checks/names.ts';
-import { isRecord } from './util/json.ts';
 import type { CreatedRef } from './types.ts';
 import type { Target } from './validate.ts';
 
@@ -196,64 +193,6 @@ async function wave(op: OperationContext, targets: readonly Target[], flags: App
   return { refs, deferred, unverified, posted };
 }
 
-/** The namespace's ResourceQuotas as listed, or why they could not be. */
-type QuotaRead = { items: unknown[] } | { unread: string };
-
-/**
- * The one read of the target namespace's ResourceQuotas. A refusal (403 for a caller without
- * `list resourcequotas`, which the README calls optional) or any other failure leaves the batch's
- * sum unchecked, said once: it never fails the create.
- */
-async function readQuotas(op: OperationContext, namespace: string): Promise<QuotaRead> {
-  try {
-    const { body } = await send(op, {
-      method: 'GET',
-      path: `/api/v1/namespaces/${segment(namespace)}/resourcequotas`,
-      step: 'Get',
-      target: `the ResourceQuotas of namespace "${namespace}"`,
-      redact: op.redact,
-    });
-    const items = isRecord(body) && Array.isArray(body.items) ? (body.items as unknown[]) : undefined;
-    return items === undefined ? { unread: 'the list had no items' } : { items };
-  } catch (error) {
-    if (!(error instanceof RequestError)) throw error;
-    return {
-      unread: `listing them answered ${error.statusCode === undefined ? error.code : String(error.statusCode)}`,
-    };
-  }
-}
-
-/**
- * Sums what the batch would create against each quota (checks/quota.ts) and says, one warning per
- * quota, where the sum exceeds what is left; or, when the quotas could not be read, that the sum
- * was not checked. Never a refusal: each object passed its own dry run (issue #36 item 4).
- */
-function checkBatchQuota(
-  op: OperationContext,
-  namespace: string,
-  quotas: QuotaRead,
-  targets: readonly Target[],
-  refs: readonly CreatedRef[],
-): void {
-  const planned: Planned[] = targets
-    .filter((_, i) => refs[i]?.created === true)
-    .map((t) => ({ group: groupOf(t.ref.apiVersion), resource: t.resource, object: t.object }));
-  if (planned.length === 0) return;
-  const tell = (code: 'OTC_QUOTA_EXCEEDED_BY_BATCH' | 'OTC_QUOTA_UNCHECKED', text: string): void => {
-    op.connection.notify({ code, text: op.redact(text), operation: op.operation }, op.warnings);
-  };
-  if ('unread' in quotas) {
-    tell(
-      'OTC_QUOTA_UNCHECKED',
-      `the batch's sum against the ResourceQuotas of namespace "${namespace}" was not checked: ${quotas.unread} ` +
-        '(list resourcequotas is optional; each object was still checked against quota by its own dry run)',
-    );
-    return;
-  }
-  for (const exceeded of exceededQuotas(quotas.items, planned))
-    tell('OTC_QUOTA_EXCEEDED_BY_BATCH', quotaText(namespace, exceeded));
-}
-
 /**
  * The wave, and beside it the one read of the namespace's ResourceQuotas; the call ends only when
  * both have, whichever fails. The read goes first: its answer is the quickest to come and to
@@ -273,10 +212,17 @@ async function waveAndQuotas(
   ]);
   if (waved.status === 'rejected') throw asError(waved.reason);
   if (quotas.status === 'rejected') throw asError(quotas.reason);
+  const { refs, deferred, unverified } = waved.value;
+  const unsure = new Set([...deferred, ...unverified.map((u) => u.target)]);
+  const verdict =
+    namespace === undefined || quotas.value === undefined
+      ? undefined
+      : quotaVerdict(op, namespace, quotas.value, targets, { refs, unsure });
+  if (verdict !== undefined && verdict.failures.length > 0)
+    throw new OperationError('Preflight', [], verdict.failures);
   // Told only now that the objects will be applied: a refusal above applies nothing.
-  for (const { target, text } of waved.value.unverified) tellUnverified(op, target, text);
-  if (namespace !== undefined && quotas.value !== undefined)
-    checkBatchQuota(op, namespace, quotas.value, targets, waved.value.refs);
+  for (const { target, text } of unverified) tellUnverified(op, target, text);
+  for (const warning of verdict?.warnings ?? []) op.connection.notify(warning, op.warnings);
   return waved.value;
 }
 
