@@ -13,6 +13,7 @@ import {
   objectPath,
   type OperationContext,
   send,
+  segment,
   uidOf,
   withUid,
   write,
@@ -20,7 +21,8 @@ import {
 } from './operations.ts';
 import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
 import { normalizeSecret } from './checks/secrets.ts';
-import { quotaVerdict, readQuotas } from './preflight-quota.ts';
+import { quotaVerdict } from './checks/quota.ts';
+import { isRecord } from './util/json.ts';
 import {
   batchPrerequisite,
   dryRunMayWrite,
@@ -30,7 +32,7 @@ import {
   unverifiedText,
 } from './checks/preflight.ts';
 import { describeRef } from './checks/refs.ts';
-import type { CreatedRef } from './types.ts';
+import type { CreatedRef, ServerWarning } from './types.ts';
 import type { Target } from './validate.ts';
 
 const debug = debuglog('openshift-templates');
@@ -193,6 +195,64 @@ async function wave(op: OperationContext, targets: readonly Target[], flags: App
   return { refs, deferred, unverified, posted };
 }
 
+/** The namespace's ResourceQuotas as listed, or why they could not be. */
+type QuotaRead = { items: unknown[] } | { unread: string };
+
+/**
+ * The one read of the target namespace's ResourceQuotas. A refusal (403 for a caller without
+ * `list resourcequotas`, which the README calls optional) or any other failure leaves the batch's
+ * sum unchecked, said once: it never fails the create.
+ */
+async function readQuotas(op: OperationContext, namespace: string): Promise<QuotaRead> {
+  try {
+    const { body } = await send(op, {
+      method: 'GET',
+      path: `/api/v1/namespaces/${segment(namespace)}/resourcequotas`,
+      step: 'Get',
+      target: `the ResourceQuotas of namespace "${namespace}"`,
+      redact: op.redact,
+    });
+    const items = isRecord(body) && Array.isArray(body.items) ? (body.items as unknown[]) : undefined;
+    return items === undefined ? { unread: 'the list had no items' } : { items };
+  } catch (error) {
+    if (!(error instanceof RequestError)) throw error;
+    return {
+      unread: `listing them answered ${error.statusCode === undefined ? error.code : String(error.statusCode)}`,
+    };
+  }
+}
+
+/**
+ * The batch's sum against each quota (checks/quota.ts), over the objects the wave said would be
+ * created: the refusals where it is exact, and the warnings (told once the create goes ahead)
+ * where it counts objects no dry run settled or the quotas could not be read.
+ */
+function checkBatchQuota(
+  op: OperationContext,
+  namespace: string,
+  quotas: QuotaRead,
+  targets: readonly Target[],
+  { refs, unsure }: { refs: readonly CreatedRef[]; unsure: ReadonlySet<Target> },
+): { failures: OperationFailure[]; warnings: ServerWarning[] } {
+  const created = targets
+    .filter((_, i) => refs[i]?.created === true)
+    .map((t) => ({ ref: t.ref, resource: t.resource, object: t.object, unsure: unsure.has(t) }));
+  if (created.length === 0) return { failures: [], warnings: [] };
+  const warn = (code: ServerWarning['code'], text: string): ServerWarning => ({
+    code,
+    text: op.redact(text),
+    operation: op.operation,
+  });
+  if ('unread' in quotas) {
+    const text =
+      `the batch's sum against the ResourceQuotas of namespace "${namespace}" was not checked: ${quotas.unread} ` +
+      '(list resourcequotas is optional; each object was still checked against quota by its own dry run)';
+    return { failures: [], warnings: [warn('OTC_QUOTA_UNCHECKED', text)] };
+  }
+  const { failures, warnings } = quotaVerdict(namespace, quotas.items, created, op.redact);
+  return { failures, warnings: warnings.map((text) => warn('OTC_QUOTA_EXCEEDED_BY_BATCH', text)) };
+}
+
 /**
  * The wave, and beside it the one read of the namespace's ResourceQuotas; the call ends only when
  * both have, whichever fails. The read goes first: its answer is the quickest to come and to
@@ -217,7 +277,7 @@ async function waveAndQuotas(
   const verdict =
     namespace === undefined || quotas.value === undefined
       ? undefined
-      : quotaVerdict(op, namespace, quotas.value, targets, { refs, unsure });
+      : checkBatchQuota(op, namespace, quotas.value, targets, { refs, unsure });
   if (verdict !== undefined && verdict.failures.length > 0)
     throw new OperationError('Preflight', [], verdict.failures);
   // Told only now that the objects will be applied: a refusal above applies nothing.

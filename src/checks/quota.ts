@@ -7,8 +7,13 @@
 // kube-apiserver's evaluators count a new object. A quota with scopes constrains Pods by their
 // class, which a rendered object does not settle: it is skipped. The sum is exact, so a refusal,
 // over the objects whose dry run said they would be created; objects whose creation the wave could
-// not verify (applied unverified, or deferred) make it an estimate, so only a warning.
+// not verify (applied unverified, or deferred) make it an estimate, so only a warning. The
+// verdict here is pure: create()'s pre-flight (src/preflight.ts) reads the quotas and tells it.
+import { type OperationFailure, RequestError } from '../errors.ts';
+import type { ResourceRef } from '../types.ts';
 import { isRecord } from '../util/json.ts';
+import { groupOf } from './names.ts';
+import { describeRef } from './refs.ts';
 
 /**
  * An object the batch would create: its group, resource (plural) and rendered body; `unsure` when
@@ -235,4 +240,53 @@ export function quotaText(namespace: string, { quota, excess, first }: ExceededQ
     `${exceeded}, counting objects whose dry run could not say whether they would be created. ` +
     'Each object passed its dry run (quota is checked per request and charged only on writes), so a later write may be refused part-way'
   );
+}
+
+/** An object the wave said would be created: its ref, resource and body; `unsure` as in Planned. */
+export interface QuotaTarget {
+  ref: ResourceRef;
+  resource: string;
+  object: unknown;
+  unsure: boolean;
+}
+
+/**
+ * The batch's quota verdict against the quotas read (texts through `redact`): one failure per quota the exact sum exceeds,
+ * on the first object past its limit in rendered order (`OTC_QUOTA_EXCEEDED`, outcome
+ * `'refused'`: nothing is written), and the warning texts of quotas only the estimate exceeds.
+ *
+ * @example
+ * const cm = { ref: { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'ns' }, resource: 'configmaps', object: {}, unsure: false };
+ * const quota = { metadata: { name: 'q' }, spec: {}, status: { hard: { configmaps: '0' }, used: { configmaps: '0' } } };
+ * quotaVerdict('ns', [quota], [cm]).failures[0]?.error.code; // 'OTC_QUOTA_EXCEEDED'
+ */
+export function quotaVerdict(
+  namespace: string,
+  quotas: readonly unknown[],
+  targets: readonly QuotaTarget[],
+  redact: (text: string) => string = (text) => text,
+): { failures: OperationFailure[]; warnings: string[] } {
+  const planned: Planned[] = targets.map((t) => ({
+    group: groupOf(t.ref.apiVersion),
+    resource: t.resource,
+    object: t.object,
+    ...(t.unsure ? { unsure: true } : {}),
+  }));
+  const failures: OperationFailure[] = [];
+  const warnings: string[] = [];
+  for (const exceeded of exceededQuotas(quotas, planned)) {
+    const ref = exceeded.first === undefined ? undefined : targets[exceeded.first]?.ref;
+    if (ref === undefined) {
+      warnings.push(redact(quotaText(namespace, exceeded)));
+      continue;
+    }
+    const { apiVersion, kind, name } = ref;
+    const error = new RequestError('Apply', describeRef(ref), redact(quotaText(namespace, exceeded)), {
+      code: 'OTC_QUOTA_EXCEEDED',
+      outcome: 'refused',
+      resource: { apiVersion, kind, name, namespace: ref.namespace },
+    });
+    failures.push({ resource: ref, error });
+  }
+  return { failures, warnings };
 }
