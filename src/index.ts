@@ -203,7 +203,10 @@ export async function create(
   return onTemplateTargets('create', template, parameters, options, async (op, targets, o) => {
     const typed = await typeTargets(op, targets, o.fieldValidation ?? 'Strict');
     const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
-    return o.preflight === 'schema' ? createTypedOnly(op, typed, flags) : createChecked(op, typed, flags);
+    const mode = o.fieldValidation ?? 'Strict';
+    return o.preflight === 'schema'
+      ? createTypedOnly(op, typed, flags)
+      : createChecked(op, typed, flags, mode);
   });
 }
 

@@ -5,23 +5,26 @@
 // immutability, admission — so a refusal the server can predict is found before the first write
 // (kubernetes/apiserver pkg/endpoints/handlers/patch.go, pkg/registry/generic/registry/dryrun.go).
 import { debuglog } from 'node:util';
-import { OperationError, type OperationFailure, RequestError } from './errors.ts';
+import { OperationError, type OperationFailure, RequestError, ValidationError } from './errors.ts';
 import {
   type ApplyFlags,
   applyAll,
   asError,
+  asRequestError,
   objectPath,
   type OperationContext,
   send,
   segment,
+  typeTargets,
   uidOf,
   withUid,
   write,
   warningTarget,
 } from './operations.ts';
+import { refusedAsUntyped } from './connection/openapi.ts';
 import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
 import { normalizeSecret } from './checks/secrets.ts';
-import { quotaVerdict } from './checks/quota.ts';
+import { type QuotaRead, quotaVerdict } from './checks/quota.ts';
 import { isRecord } from './util/json.ts';
 import {
   batchPrerequisite,
@@ -29,10 +32,11 @@ import {
   dryRunResendable,
   dryRunUnsupportedBy,
   notDryRunText,
+  refusedDryRun,
   unverifiedText,
 } from './checks/preflight.ts';
 import { describeRef } from './checks/refs.ts';
-import type { CreatedRef, ServerWarning } from './types.ts';
+import type { CreatedRef, FieldValidation } from './types.ts';
 import type { Target } from './validate.ts';
 
 const debug = debuglog('openshift-templates');
@@ -69,24 +73,67 @@ async function dryRunPost(op: OperationContext, target: Target, flags: ApplyFlag
   return { ...withUid(ref, uidOf(body)), created: code === 201, dryRun: true };
 }
 
+/** Whether a dry run was refused as untyped (rule 22): typed with a schema older than the server's. */
+const untyped = (answer: DryRun): boolean =>
+  'error' in answer && refusedAsUntyped(answer.error.statusCode ?? 0, answer.error.status);
+
+/** One object's dry run in the wave, with the target it was sent for. */
+interface Answer {
+  target: Target;
+  answer: DryRun;
+}
+
 /**
- * A dry run the server answered with a refusal stored nothing, whatever the answer (a 500 of a
- * conversion included, as the legacy RBAC proxy's `invalid kind for origin subject`): its outcome
- * is `'refused'`. Only kinds whose storage honours dry runs are sent one (dryRunMayWrite).
+ * The objects whose dry run was refused as untyped, typed once more and dry-run once more (never
+ * again). The refusal expired the Connection's root and marked the group-version, so this typing
+ * reads the server's current document (connection/openapi.ts): under Warn the field the schema
+ * no longer declares is dropped with a warning, under Strict typing refuses naming it
+ * (ValidationError, nothing written), and the create goes on with what typing returns.
  */
-function refusedDryRun(error: RequestError): RequestError {
-  if (error.statusCode === undefined || error.outcome !== 'unknown') return error;
-  const detail = error.message.slice(`${error.step} ${error.target}: `.length);
-  return new RequestError(error.step, error.target, detail, {
-    statusCode: error.statusCode,
-    code: error.code,
-    outcome: 'refused',
-    ...(error.reason === undefined ? {} : { reason: error.reason }),
-    ...(error.status === undefined ? {} : { status: error.status }),
-    resource: error.resource,
-    notFound: error.notFound,
-    cause: error.cause,
-  });
+async function retypeUntyped(
+  op: OperationContext,
+  answers: Answer[],
+  flags: ApplyFlags,
+  mode: FieldValidation,
+): Promise<void> {
+  const refused = answers.filter(({ answer }) => untyped(answer));
+  if (refused.length === 0) return;
+  debug('%s: %d dry runs refused as untyped; typed and sent once more', op.operation, refused.length);
+  const typed = await typeTargets(
+    op,
+    refused.map(({ target }) => target),
+    mode,
+  );
+  await Promise.all(
+    refused.map(async (entry, i) => {
+      entry.target = typed[i] ?? entry.target;
+      entry.answer = await dryRun(op, entry.target, flags);
+    }),
+  );
+}
+
+/**
+ * A deferred object's dry run right before its write, typed and sent once more after an untyped
+ * refusal as in the wave; the target to write. Objects before it are written by then, so a
+ * refusal is the server's (which names the field too), with typing's verdict as its cause.
+ */
+async function dryRunDeferred(
+  op: OperationContext,
+  target: Target,
+  flags: ApplyFlags,
+  mode: FieldValidation,
+): Promise<Target> {
+  const entry: Answer = { target, answer: await dryRun(op, target, flags) };
+  const first = entry.answer;
+  try {
+    await retypeUntyped(op, [entry], flags, mode);
+  } catch (error) {
+    if (!(error instanceof ValidationError) || !('error' in first)) throw error;
+    throw refusedDryRun(first.error, error);
+  }
+  if ('error' in entry.answer) throw entry.answer.error;
+  if (entry.answer.unverified !== undefined) tellUnverified(op, entry.target, entry.answer.unverified);
+  return entry.target;
 }
 
 /**
@@ -137,14 +184,15 @@ async function dryRun(
 }
 
 /**
- * What the wave decided: each object's ref, the objects to dry-run again before their write, and
- * the warnings for objects applied unverified (told once the wave passes).
+ * What the wave decided: the targets to write (those typed once more replace the first), each
+ * object's ref, the objects to dry-run again before their write, the warnings for objects applied
+ * unverified (told once the wave passes), and the objects whose dry run was their POST's.
  */
 interface Wave {
+  targets: Target[];
   refs: CreatedRef[];
   deferred: Set<Target>;
   unverified: { target: Target; text: string }[];
-  /** Objects whose dry run was the POST that will create them. */
   posted: Target[];
 }
 
@@ -165,10 +213,16 @@ function tellUnverified(op: OperationContext, target: Target, text: string): voi
  * refused only for an earlier object of the batch that does not exist yet is deferred; every other
  * failure is in the one OperationError('Preflight'), with nothing written.
  */
-async function wave(op: OperationContext, targets: readonly Target[], flags: ApplyFlags): Promise<Wave> {
-  const answers = await Promise.all(
+async function wave(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: ApplyFlags,
+  mode: FieldValidation,
+): Promise<Wave> {
+  const answers: Answer[] = await Promise.all(
     targets.map(async (target) => ({ target, answer: await dryRun(op, target, flags) })),
   );
+  await retypeUntyped(op, answers, flags, mode);
   const refs: CreatedRef[] = [];
   const deferred = new Set<Target>();
   const unverified: Wave['unverified'] = [];
@@ -192,11 +246,8 @@ async function wave(op: OperationContext, targets: readonly Target[], flags: App
     refs.push({ ...target.ref, created: true });
   }
   if (failures.length > 0) throw new OperationError('Preflight', [], failures);
-  return { refs, deferred, unverified, posted };
+  return { targets: answers.map((a) => a.target), refs, deferred, unverified, posted };
 }
-
-/** The namespace's ResourceQuotas as listed, or why they could not be. */
-type QuotaRead = { items: unknown[] } | { unread: string };
 
 /**
  * The one read of the target namespace's ResourceQuotas. A refusal (403 for a caller without
@@ -223,37 +274,6 @@ async function readQuotas(op: OperationContext, namespace: string): Promise<Quot
 }
 
 /**
- * The batch's sum against each quota (checks/quota.ts), over the objects the wave said would be
- * created: the refusals where it is exact, and the warnings (told once the create goes ahead)
- * where it counts objects no dry run settled or the quotas could not be read.
- */
-function checkBatchQuota(
-  op: OperationContext,
-  namespace: string,
-  quotas: QuotaRead,
-  targets: readonly Target[],
-  { refs, unsure }: { refs: readonly CreatedRef[]; unsure: ReadonlySet<Target> },
-): { failures: OperationFailure[]; warnings: ServerWarning[] } {
-  const created = targets
-    .filter((_, i) => refs[i]?.created === true)
-    .map((t) => ({ ref: t.ref, resource: t.resource, object: t.object, unsure: unsure.has(t) }));
-  if (created.length === 0) return { failures: [], warnings: [] };
-  const warn = (code: ServerWarning['code'], text: string): ServerWarning => ({
-    code,
-    text: op.redact(text),
-    operation: op.operation,
-  });
-  if ('unread' in quotas) {
-    const text =
-      `the batch's sum against the ResourceQuotas of namespace "${namespace}" was not checked: ${quotas.unread} ` +
-      '(list resourcequotas is optional; each object was still checked against quota by its own dry run)';
-    return { failures: [], warnings: [warn('OTC_QUOTA_UNCHECKED', text)] };
-  }
-  const { failures, warnings } = quotaVerdict(namespace, quotas.items, created, op.redact);
-  return { failures, warnings: warnings.map((text) => warn('OTC_QUOTA_EXCEEDED_BY_BATCH', text)) };
-}
-
-/**
  * The wave, and beside it the one read of the namespace's ResourceQuotas; the call ends only when
  * both have, whichever fails. The read goes first: its answer is the quickest to come and to
  * read, so the stream or socket it frees carries the first dry run beyond the server's stream
@@ -264,43 +284,55 @@ async function waveAndQuotas(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
+  mode: FieldValidation,
 ): Promise<Wave> {
   const namespace = targets[0]?.ref.namespace;
   const [quotas, waved] = await Promise.allSettled([
     namespace === undefined ? undefined : readQuotas(op, namespace),
-    wave(op, targets, flags),
+    wave(op, targets, flags, mode),
   ]);
   if (waved.status === 'rejected') throw asError(waved.reason);
   if (quotas.status === 'rejected') throw asError(quotas.reason);
   const { refs, deferred, unverified } = waved.value;
+  // The batch's sum over the objects it would create; those no dry run settled make it an estimate.
   const unsure = new Set([...deferred, ...unverified.map((u) => u.target)]);
-  const verdict =
-    namespace === undefined || quotas.value === undefined
-      ? undefined
-      : checkBatchQuota(op, namespace, quotas.value, targets, { refs, unsure });
-  if (verdict !== undefined && verdict.failures.length > 0)
-    throw new OperationError('Preflight', [], verdict.failures);
+  const created = waved.value.targets
+    .filter((_, i) => refs[i]?.created === true)
+    .map((t) => ({ ref: t.ref, resource: t.resource, object: t.object, unsure: unsure.has(t) }));
+  const read = quotas.value ?? { items: [] };
+  const { failures, warnings } = quotaVerdict(namespace ?? '', read, created, op.redact);
+  if (failures.length > 0) throw new OperationError('Preflight', [], failures);
   // Told only now that the objects will be applied: a refusal above applies nothing.
   for (const { target, text } of unverified) tellUnverified(op, target, text);
-  for (const warning of verdict?.warnings ?? []) op.connection.notify(warning, op.warnings);
+  for (const w of warnings) op.connection.notify({ ...w, operation: op.operation }, op.warnings);
   return waved.value;
+}
+
+/** A failure at one target of the applies in order: OperationError('Apply') with the refs before it. */
+function partWay(error: unknown, before: readonly CreatedRef[], target: Target): Error {
+  if (error instanceof OperationError && error.operation === 'Apply')
+    return new OperationError('Apply', [...before, ...error.resources], error.failures);
+  const failure = asRequestError(error, 'Apply', target.ref);
+  return new OperationError('Apply', [...before], [{ resource: target.ref, error: failure }]);
 }
 
 /**
  * create() with the pre-flight: the dry-run wave, then (unless `flags.dryRun`) the applies in
  * rendered order. A deferred object is dry-run again right before its own write, once its
  * prerequisites are applied; refused then, the create is part-way: OperationError('Apply') with
- * exactly the objects written before it, as any failed write.
+ * exactly the objects written before it, as any failed write. `mode` is create()'s
+ * fieldValidation, for typing once more after a dry run refused as untyped.
  *
  * @example
- * const refs = await createChecked(op, typed, { fieldManager: 'mini-scheduler', dryRun: false });
+ * const refs = await createChecked(op, typed, { fieldManager: 'mini-scheduler', dryRun: false }, 'Strict');
  */
 export async function createChecked(
   op: OperationContext,
-  targets: readonly Target[],
+  typed: readonly Target[],
   flags: ApplyFlags,
+  mode: FieldValidation,
 ): Promise<CreatedRef[]> {
-  const { refs, deferred, posted } = await waveAndQuotas(op, targets, flags);
+  const { targets, refs, deferred, posted } = await waveAndQuotas(op, typed, flags, mode);
   if (flags.dryRun) {
     // The write's own warning, as the schema-only path's dry run gives it; a real create tells it at the POST.
     for (const target of posted) {
@@ -310,12 +342,16 @@ export async function createChecked(
     }
     return refs.map((ref) => ({ ...ref, dryRun: true }));
   }
-  return applyAll(op, targets, flags, async (target) => {
-    if (!deferred.has(target)) return;
-    const again = await dryRun(op, target, flags);
-    if ('error' in again) throw again.error;
-    if (again.unverified !== undefined) tellUnverified(op, target, again.unverified);
-  });
+  const written: CreatedRef[] = [];
+  for (const target of targets) {
+    try {
+      const next = deferred.has(target) ? await dryRunDeferred(op, target, flags, mode) : target;
+      written.push(...(await applyAll(op, [next], flags)));
+    } catch (error) {
+      throw partWay(error, written, target);
+    }
+  }
+  return written;
 }
 
 /**
@@ -344,8 +380,7 @@ export async function createTypedOnly(
     try {
       refs.push(...(await applyAll(op, [target], flags)));
     } catch (error) {
-      if (!(error instanceof OperationError) || error.operation !== 'Apply') throw error;
-      throw new OperationError('Apply', [...refs, ...error.resources], error.failures);
+      throw partWay(error, refs, target);
     }
   }
   return refs;

@@ -242,6 +242,15 @@ export function quotaText(namespace: string, { quota, excess, first }: ExceededQ
   );
 }
 
+/** The namespace's ResourceQuotas as listed, or why they could not be. */
+export type QuotaRead = { items: unknown[] } | { unread: string };
+
+/** A warning of the quota check, by its code. */
+export interface QuotaWarning {
+  code: 'OTC_QUOTA_EXCEEDED_BY_BATCH' | 'OTC_QUOTA_UNCHECKED';
+  text: string;
+}
+
 /** An object the wave said would be created: its ref, resource and body; `unsure` as in Planned. */
 export interface QuotaTarget {
   ref: ResourceRef;
@@ -258,14 +267,14 @@ export interface QuotaTarget {
  * @example
  * const cm = { ref: { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'ns' }, resource: 'configmaps', object: {}, unsure: false };
  * const quota = { metadata: { name: 'q' }, spec: {}, status: { hard: { configmaps: '0' }, used: { configmaps: '0' } } };
- * quotaVerdict('ns', [quota], [cm]).failures[0]?.error.code; // 'OTC_QUOTA_EXCEEDED'
+ * quotaVerdict('ns', { items: [quota] }, [cm]).failures[0]?.error.code; // 'OTC_QUOTA_EXCEEDED'
  */
 export function quotaVerdict(
   namespace: string,
-  quotas: readonly unknown[],
+  quotas: QuotaRead,
   targets: readonly QuotaTarget[],
   redact: (text: string) => string = (text) => text,
-): { failures: OperationFailure[]; warnings: string[] } {
+): { failures: OperationFailure[]; warnings: QuotaWarning[] } {
   const planned: Planned[] = targets.map((t) => ({
     group: groupOf(t.ref.apiVersion),
     resource: t.resource,
@@ -273,11 +282,18 @@ export function quotaVerdict(
     ...(t.unsure ? { unsure: true } : {}),
   }));
   const failures: OperationFailure[] = [];
-  const warnings: string[] = [];
-  for (const exceeded of exceededQuotas(quotas, planned)) {
+  const warnings: QuotaWarning[] = [];
+  if (targets.length === 0) return { failures, warnings };
+  if ('unread' in quotas) {
+    const text =
+      `the batch's sum against the ResourceQuotas of namespace "${namespace}" was not checked: ${quotas.unread} ` +
+      '(list resourcequotas is optional; each object was still checked against quota by its own dry run)';
+    return { failures, warnings: [{ code: 'OTC_QUOTA_UNCHECKED', text: redact(text) }] };
+  }
+  for (const exceeded of exceededQuotas(quotas.items, planned)) {
     const ref = exceeded.first === undefined ? undefined : targets[exceeded.first]?.ref;
     if (ref === undefined) {
-      warnings.push(redact(quotaText(namespace, exceeded)));
+      warnings.push({ code: 'OTC_QUOTA_EXCEEDED_BY_BATCH', text: redact(quotaText(namespace, exceeded)) });
       continue;
     }
     const { apiVersion, kind, name } = ref;
