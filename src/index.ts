@@ -201,9 +201,9 @@ export async function create(
   options: CreateOptions,
 ): Promise<CreatedRef[]> {
   return onTemplateTargets('create', template, parameters, options, async (op, targets, o) => {
-    const typed = await typeTargets(op, targets, o.fieldValidation ?? 'Strict');
-    const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
     const mode = o.fieldValidation ?? 'Strict';
+    const typed = await typeTargets(op, targets, mode);
+    const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
     return o.preflight === 'schema'
       ? createTypedOnly(op, typed, flags)
       : createChecked(op, typed, flags, mode);
