@@ -201,9 +201,12 @@ export async function create(
   options: CreateOptions,
 ): Promise<CreatedRef[]> {
   return onTemplateTargets('create', template, parameters, options, async (op, targets, o) => {
-    const typed = await typeTargets(op, targets, o.fieldValidation ?? 'Strict');
+    const mode = o.fieldValidation ?? 'Strict';
+    const typed = await typeTargets(op, targets, mode);
     const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
-    return o.preflight === 'schema' ? createTypedOnly(op, typed, flags) : createChecked(op, typed, flags);
+    return o.preflight === 'schema'
+      ? createTypedOnly(op, typed, flags)
+      : createChecked(op, typed, flags, mode);
   });
 }
 

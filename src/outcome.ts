@@ -144,6 +144,7 @@ export type RequestErrorCode =
   | 'OTC_UNAVAILABLE'
   | 'OTC_SERVER_ERROR'
   | 'OTC_HTTP_ERROR'
+  | 'OTC_QUOTA_EXCEEDED'
   | 'OTC_UNEXPECTED';
 
 /**

@@ -5,53 +5,144 @@
 // immutability, admission — so a refusal the server can predict is found before the first write
 // (kubernetes/apiserver pkg/endpoints/handlers/patch.go, pkg/registry/generic/registry/dryrun.go).
 import { debuglog } from 'node:util';
-import { OperationError, type OperationFailure, RequestError } from './errors.ts';
+import { OperationError, type OperationFailure, RequestError, ValidationError } from './errors.ts';
 import {
   type ApplyFlags,
   applyAll,
   asError,
+  asRequestError,
+  objectPath,
   type OperationContext,
   send,
   segment,
+  typeTargets,
+  uidOf,
+  withUid,
   write,
   warningTarget,
 } from './operations.ts';
-import { applyFoundNothing } from './checks/created-by-post.ts';
+import { refusedAsUntyped } from './connection/openapi.ts';
+import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
+import { normalizeSecret } from './checks/secrets.ts';
+import { type QuotaRead, quotaVerdict } from './checks/quota.ts';
+import { isRecord } from './util/json.ts';
 import {
   batchPrerequisite,
   dryRunMayWrite,
   dryRunResendable,
   dryRunUnsupportedBy,
   notDryRunText,
+  refusedDryRun,
   unverifiedText,
 } from './checks/preflight.ts';
-import { exceededQuotas, type Planned, quotaText } from './checks/quota.ts';
 import { describeRef } from './checks/refs.ts';
-import { groupOf } from './checks/names.ts';
-import { isRecord } from './util/json.ts';
-import type { CreatedRef } from './types.ts';
+import type { CreatedRef, FieldValidation } from './types.ts';
 import type { Target } from './validate.ts';
 
 const debug = debuglog('openshift-templates');
 
 /**
  * One object's dry run: the ref it would have (with why it is applied unverified, when its dry
- * run could not be made), or the error the server answered.
+ * run could not be made, and whether it was a POST's), or the error the server answered.
  */
-type DryRun = { ref: CreatedRef; unverified?: string } | { error: RequestError };
+type DryRun = { ref: CreatedRef; unverified?: string; posted?: boolean } | { error: RequestError };
 
 /** A ref that passes without a dry run's answer; it counts as created, as its write may create it. */
-const unanswered = (target: Target, unverified?: string): DryRun => ({
+const unanswered = (target: Target, unverified: string): DryRun => ({
   ref: { ...target.ref, created: true },
-  ...(unverified === undefined ? {} : { unverified }),
+  unverified,
 });
 
 /**
- * The dry run of one target. A kind whose apply cannot create it (checks/created-by-post.ts)
- * answers 404 and is created by a POST, which its proxy does not dry-run: it passes as created.
- * A webhook that does not support dry runs, or a kind whose dry run may write, leaves the object
- * unverified, said on the warning channel, never refused (issue #36 item 4). A lost connection is
- * sent once more where the storage honours dry runs, so nothing was written.
+ * The dry run of the POST that creates a kind apply cannot create (checks/created-by-post.ts),
+ * sent as write() sends it but without its warning: the warning belongs to the write, told once
+ * the wave passes.
+ */
+async function dryRunPost(op: OperationContext, target: Target, flags: ApplyFlags): Promise<CreatedRef> {
+  const { ref } = target;
+  const { code, body } = await send(op, {
+    method: 'POST',
+    path: objectPath(ref.apiVersion, target.resource, ref.namespace),
+    query: { fieldManager: flags.fieldManager, dryRun: 'All' },
+    body: normalizeSecret(target.object),
+    step: 'Apply',
+    target: describeRef(ref),
+    object: warningTarget(ref),
+    redact: op.redact,
+  });
+  return { ...withUid(ref, uidOf(body)), created: code === 201, dryRun: true };
+}
+
+/** Whether a dry run was refused as untyped (rule 22): typed with a schema older than the server's. */
+const untyped = (answer: DryRun): boolean =>
+  'error' in answer && refusedAsUntyped(answer.error.statusCode ?? 0, answer.error.status);
+
+/** One object's dry run in the wave, with the target it was sent for. */
+interface Answer {
+  target: Target;
+  answer: DryRun;
+}
+
+/**
+ * The objects whose dry run was refused as untyped, typed once more and dry-run once more (never
+ * again). The refusal expired the Connection's root and marked the group-version, so this typing
+ * reads the server's current document (connection/openapi.ts): under Warn the field the schema
+ * no longer declares is dropped with a warning, under Strict typing refuses naming it
+ * (ValidationError, nothing written), and the create goes on with what typing returns.
+ */
+async function retypeUntyped(
+  op: OperationContext,
+  answers: Answer[],
+  flags: ApplyFlags,
+  mode: FieldValidation,
+): Promise<void> {
+  const refused = answers.filter(({ answer }) => untyped(answer));
+  if (refused.length === 0) return;
+  debug('%s: %d dry runs refused as untyped; typed and sent once more', op.operation, refused.length);
+  const typed = await typeTargets(
+    op,
+    refused.map(({ target }) => target),
+    mode,
+  );
+  await Promise.all(
+    refused.map(async (entry, i) => {
+      entry.target = typed[i] ?? entry.target;
+      entry.answer = await dryRun(op, entry.target, flags);
+    }),
+  );
+}
+
+/**
+ * A deferred object's dry run right before its write, typed and sent once more after an untyped
+ * refusal as in the wave; the target to write. Objects before it are written by then, so a
+ * refusal is the server's (which names the field too), with typing's verdict as its cause.
+ */
+async function dryRunDeferred(
+  op: OperationContext,
+  target: Target,
+  flags: ApplyFlags,
+  mode: FieldValidation,
+): Promise<Target> {
+  const entry: Answer = { target, answer: await dryRun(op, target, flags) };
+  const first = entry.answer;
+  try {
+    await retypeUntyped(op, [entry], flags, mode);
+  } catch (error) {
+    if (!(error instanceof ValidationError) || !('error' in first)) throw error;
+    throw refusedDryRun(first.error, error);
+  }
+  if ('error' in entry.answer) throw entry.answer.error;
+  if (entry.answer.unverified !== undefined) tellUnverified(op, entry.target, entry.answer.unverified);
+  return entry.target;
+}
+
+/**
+ * The dry run of one target. A kind whose apply cannot create it answers 404 and is created by a
+ * POST: that POST is dry-run in its place, so its proxy's own checks (the subjects it converts,
+ * RBAC's escalation check) come before the first write. A webhook that does not support dry runs,
+ * or a kind whose dry run may write, leaves the object unverified, said on the warning channel,
+ * never refused (issue #36 item 4). A lost connection is sent once more where the storage
+ * honours dry runs, so nothing was written.
  */
 async function dryRun(
   op: OperationContext,
@@ -60,34 +151,49 @@ async function dryRun(
   resent = false,
 ): Promise<DryRun> {
   if (dryRunMayWrite(target.ref)) return unanswered(target, notDryRunText(target.ref));
+  let posted = false;
   try {
     return { ref: await write(op, target, { ...flags, dryRun: true }, false) };
   } catch (error) {
     if (!(error instanceof RequestError)) throw error;
-    if (applyFoundNothing(target.ref, error.statusCode, error.status)) return unanswered(target);
+    if (!applyFoundNothing(target.ref, error.statusCode, error.status)) return failed(error);
+    posted = true;
+    try {
+      return { ref: await dryRunPost(op, target, flags), posted };
+    } catch (postError) {
+      if (!(postError instanceof RequestError)) throw postError;
+      return failed(postError);
+    }
+  }
+
+  function failed(error: RequestError): Promise<DryRun> | DryRun {
     const webhook = dryRunUnsupportedBy(error.statusCode, error.status);
     if (webhook !== undefined) return unanswered(target, unverifiedText(target.ref, webhook));
     const lost = error.code === 'OTC_CONNECTION_LOST' && !op.signal?.aborted && !op.connection.closed;
     if (lost && !resent && dryRunResendable(target.ref)) {
       debug(
-        '%s: the dry run of %s lost its connection; sent once more',
+        '%s: the dry run of %s%s lost its connection; sent once more',
         op.operation,
+        posted ? 'the POST of ' : '',
         describeRef(target.ref),
       );
       return dryRun(op, target, flags, true);
     }
-    return { error };
+    return { error: refusedDryRun(error) };
   }
 }
 
 /**
- * What the wave decided: each object's ref, the objects to dry-run again before their write, and
- * the warnings for objects applied unverified (told once the wave passes).
+ * What the wave decided: the targets to write (those typed once more replace the first), each
+ * object's ref, the objects to dry-run again before their write, the warnings for objects applied
+ * unverified (told once the wave passes), and the objects whose dry run was their POST's.
  */
 interface Wave {
+  targets: Target[];
   refs: CreatedRef[];
   deferred: Set<Target>;
   unverified: { target: Target; text: string }[];
+  posted: Target[];
 }
 
 /** Says that an object is applied without its dry run's checks. */
@@ -107,18 +213,26 @@ function tellUnverified(op: OperationContext, target: Target, text: string): voi
  * refused only for an earlier object of the batch that does not exist yet is deferred; every other
  * failure is in the one OperationError('Preflight'), with nothing written.
  */
-async function wave(op: OperationContext, targets: readonly Target[], flags: ApplyFlags): Promise<Wave> {
-  const answers = await Promise.all(
+async function wave(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: ApplyFlags,
+  mode: FieldValidation,
+): Promise<Wave> {
+  const answers: Answer[] = await Promise.all(
     targets.map(async (target) => ({ target, answer: await dryRun(op, target, flags) })),
   );
+  await retypeUntyped(op, answers, flags, mode);
   const refs: CreatedRef[] = [];
   const deferred = new Set<Target>();
   const unverified: Wave['unverified'] = [];
+  const posted: Target[] = [];
   const failures: OperationFailure[] = [];
   for (const [i, { target, answer }] of answers.entries()) {
     if ('ref' in answer) {
       refs.push(answer.ref);
       if (answer.unverified !== undefined) unverified.push({ target, text: answer.unverified });
+      if (answer.posted === true) posted.push(target);
       continue;
     }
     const { error } = answer;
@@ -132,11 +246,8 @@ async function wave(op: OperationContext, targets: readonly Target[], flags: App
     refs.push({ ...target.ref, created: true });
   }
   if (failures.length > 0) throw new OperationError('Preflight', [], failures);
-  return { refs, deferred, unverified };
+  return { targets: answers.map((a) => a.target), refs, deferred, unverified, posted };
 }
-
-/** The namespace's ResourceQuotas as listed, or why they could not be. */
-type QuotaRead = { items: unknown[] } | { unread: string };
 
 /**
  * The one read of the target namespace's ResourceQuotas. A refusal (403 for a caller without
@@ -163,37 +274,6 @@ async function readQuotas(op: OperationContext, namespace: string): Promise<Quot
 }
 
 /**
- * Sums what the batch would create against each quota (checks/quota.ts) and says, one warning per
- * quota, where the sum exceeds what is left; or, when the quotas could not be read, that the sum
- * was not checked. Never a refusal: each object passed its own dry run (issue #36 item 4).
- */
-function checkBatchQuota(
-  op: OperationContext,
-  namespace: string,
-  quotas: QuotaRead,
-  targets: readonly Target[],
-  refs: readonly CreatedRef[],
-): void {
-  const planned: Planned[] = targets
-    .filter((_, i) => refs[i]?.created === true)
-    .map((t) => ({ group: groupOf(t.ref.apiVersion), resource: t.resource, object: t.object }));
-  if (planned.length === 0) return;
-  const tell = (code: 'OTC_QUOTA_EXCEEDED_BY_BATCH' | 'OTC_QUOTA_UNCHECKED', text: string): void => {
-    op.connection.notify({ code, text: op.redact(text), operation: op.operation }, op.warnings);
-  };
-  if ('unread' in quotas) {
-    tell(
-      'OTC_QUOTA_UNCHECKED',
-      `the batch's sum against the ResourceQuotas of namespace "${namespace}" was not checked: ${quotas.unread} ` +
-        '(list resourcequotas is optional; each object was still checked against quota by its own dry run)',
-    );
-    return;
-  }
-  for (const exceeded of exceededQuotas(quotas.items, planned))
-    tell('OTC_QUOTA_EXCEEDED_BY_BATCH', quotaText(namespace, exceeded));
-}
-
-/**
  * The wave, and beside it the one read of the namespace's ResourceQuotas; the call ends only when
  * both have, whichever fails. The read goes first: its answer is the quickest to come and to
  * read, so the stream or socket it frees carries the first dry run beyond the server's stream
@@ -204,43 +284,74 @@ async function waveAndQuotas(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
+  mode: FieldValidation,
 ): Promise<Wave> {
   const namespace = targets[0]?.ref.namespace;
   const [quotas, waved] = await Promise.allSettled([
     namespace === undefined ? undefined : readQuotas(op, namespace),
-    wave(op, targets, flags),
+    wave(op, targets, flags, mode),
   ]);
   if (waved.status === 'rejected') throw asError(waved.reason);
   if (quotas.status === 'rejected') throw asError(quotas.reason);
+  const { refs, deferred, unverified } = waved.value;
+  // The batch's sum over the objects it would create; those no dry run settled make it an estimate.
+  const unsure = new Set([...deferred, ...unverified.map((u) => u.target)]);
+  const created = waved.value.targets
+    .filter((_, i) => refs[i]?.created === true)
+    .map((t) => ({ ref: t.ref, resource: t.resource, object: t.object, unsure: unsure.has(t) }));
+  const read = quotas.value ?? { items: [] };
+  const { failures, warnings } = quotaVerdict(namespace ?? '', read, created, op.redact);
+  if (failures.length > 0) throw new OperationError('Preflight', [], failures);
   // Told only now that the objects will be applied: a refusal above applies nothing.
-  for (const { target, text } of waved.value.unverified) tellUnverified(op, target, text);
-  if (namespace !== undefined && quotas.value !== undefined)
-    checkBatchQuota(op, namespace, quotas.value, targets, waved.value.refs);
+  for (const { target, text } of unverified) tellUnverified(op, target, text);
+  for (const w of warnings) op.connection.notify({ ...w, operation: op.operation }, op.warnings);
   return waved.value;
+}
+
+/** A failure at one target of the applies in order: OperationError('Apply') with the refs before it. */
+function partWay(error: unknown, before: readonly CreatedRef[], target: Target): Error {
+  if (error instanceof OperationError && error.operation === 'Apply')
+    return new OperationError('Apply', [...before, ...error.resources], error.failures);
+  const failure = asRequestError(error, 'Apply', target.ref);
+  return new OperationError('Apply', [...before], [{ resource: target.ref, error: failure }]);
 }
 
 /**
  * create() with the pre-flight: the dry-run wave, then (unless `flags.dryRun`) the applies in
  * rendered order. A deferred object is dry-run again right before its own write, once its
  * prerequisites are applied; refused then, the create is part-way: OperationError('Apply') with
- * exactly the objects written before it, as any failed write.
+ * exactly the objects written before it, as any failed write. `mode` is create()'s
+ * fieldValidation, for typing once more after a dry run refused as untyped.
  *
  * @example
- * const refs = await createChecked(op, typed, { fieldManager: 'mini-scheduler', dryRun: false });
+ * const refs = await createChecked(op, typed, { fieldManager: 'mini-scheduler', dryRun: false }, 'Strict');
  */
 export async function createChecked(
   op: OperationContext,
-  targets: readonly Target[],
+  typed: readonly Target[],
   flags: ApplyFlags,
+  mode: FieldValidation,
 ): Promise<CreatedRef[]> {
-  const { refs, deferred } = await waveAndQuotas(op, targets, flags);
-  if (flags.dryRun) return refs.map((ref) => ({ ...ref, dryRun: true }));
-  return applyAll(op, targets, flags, async (target) => {
-    if (!deferred.has(target)) return;
-    const again = await dryRun(op, target, flags);
-    if ('error' in again) throw again.error;
-    if (again.unverified !== undefined) tellUnverified(op, target, again.unverified);
-  });
+  const { targets, refs, deferred, posted } = await waveAndQuotas(op, typed, flags, mode);
+  if (flags.dryRun) {
+    // The write's own warning, as the schema-only path's dry run gives it; a real create tells it at the POST.
+    for (const target of posted) {
+      const text = op.redact(createdByPostText(target.ref, true));
+      const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(target.ref) } as const;
+      op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
+    }
+    return refs.map((ref) => ({ ...ref, dryRun: true }));
+  }
+  const written: CreatedRef[] = [];
+  for (const target of targets) {
+    try {
+      const next = deferred.has(target) ? await dryRunDeferred(op, target, flags, mode) : target;
+      written.push(...(await applyAll(op, [next], flags)));
+    } catch (error) {
+      throw partWay(error, written, target);
+    }
+  }
+  return written;
 }
 
 /**
@@ -269,8 +380,7 @@ export async function createTypedOnly(
     try {
       refs.push(...(await applyAll(op, [target], flags)));
     } catch (error) {
-      if (!(error instanceof OperationError) || error.operation !== 'Apply') throw error;
-      throw new OperationError('Apply', [...refs, ...error.resources], error.failures);
+      throw partWay(error, refs, target);
     }
   }
   return refs;

@@ -2,6 +2,7 @@
 // passes once an earlier object of the same Template exists), and which dry runs may be sent again.
 // A dry run sees only the live cluster, never the objects of the batch that would come before it
 // (kubernetes/kubernetes#83562, fluxcd/flux2#2772, fluxcd/kustomize-controller#748).
+import { RequestError } from '../errors.ts';
 import type { KubernetesStatus } from '../outcome.ts';
 import type { ResourceRef } from '../types.ts';
 
@@ -73,10 +74,13 @@ export function batchPrerequisite(
 
 /**
  * API groups whose storages have not always honoured `dryRun` (a dry run there may have written):
- * openshift-apiserver's image API before openshift/openshift-apiserver#511, and the legacy
- * authorization.openshift.io proxies, which do not pass the options on.
+ * openshift-apiserver's image API before openshift/openshift-apiserver#511. The legacy
+ * authorization.openshift.io proxies pass the request's options on to kube-apiserver's RBAC
+ * storage in every release the library supports (4.16 and later): they do since release-4.5
+ * (openshift-apiserver commit 0f195757e; release-4.4's role/proxy.go and rolebinding/proxy.go
+ * called `client.Create(obj)` and `client.Update(obj)` without options).
  */
-const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io', 'authorization.openshift.io']);
+const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io']);
 
 /**
  * Whether a dry run of this kind whose connection was lost may be sent once more: only where the
@@ -85,6 +89,7 @@ const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io', 'authorization.opens
  * @example
  * dryRunResendable({ apiVersion: 'v1', kind: 'ConfigMap' }); // true
  * dryRunResendable({ apiVersion: 'image.openshift.io/v1', kind: 'ImageStream' }); // false
+ * dryRunResendable({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding' }); // true
  */
 export function dryRunResendable(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
   const group = ref.apiVersion.includes('/') ? (ref.apiVersion.split('/')[0] ?? '') : '';
@@ -155,4 +160,28 @@ export function notDryRunText(ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'na
     `${ref.kind} "${ref.name}" in namespace "${ref.namespace}" is applied unverified: it is not dry-run, since ` +
     `openshift-apiserver before openshift/openshift-apiserver#511 writes the image stream on a dry run of ${ref.apiVersion} ${ref.kind}`
   );
+}
+
+/**
+ * A dry run the server answered with a refusal stored nothing, whatever the answer (a 500 of a
+ * conversion included, as the legacy RBAC proxy's `invalid kind for origin subject`): its outcome
+ * is `'refused'`. Only kinds whose storage honours dry runs are sent one (dryRunMayWrite). With
+ * `cause`, the same refusal with that cause (what was found about it since).
+ *
+ * @example
+ * refusedDryRun(error).outcome; // 'refused' when the server answered
+ */
+export function refusedDryRun(error: RequestError, cause: unknown = error.cause): RequestError {
+  if (error.statusCode === undefined || (error.outcome !== 'unknown' && cause === error.cause)) return error;
+  const detail = error.message.slice(`${error.step} ${error.target}: `.length);
+  return new RequestError(error.step, error.target, detail, {
+    statusCode: error.statusCode,
+    code: error.code,
+    outcome: 'refused',
+    ...(error.reason === undefined ? {} : { reason: error.reason }),
+    ...(error.status === undefined ? {} : { status: error.status }),
+    resource: error.resource,
+    notFound: error.notFound,
+    cause,
+  });
 }

@@ -3,15 +3,27 @@
 // controller.go: a dry run's usage is never recorded), so N objects that each fit pass N dry runs
 // even when together they do not. Only what the library can count from the rendered objects is
 // summed: object counts (`count/<resource>[.<group>]` and the legacy names), Service node ports and
-// load balancers, and PVC storage requests (kubernetes pkg/quota/v1/evaluator/core). A quota with
-// scopes constrains Pods by their class, which a rendered object does not settle: it is skipped.
+// load balancers, and PVC storage requests (kubernetes pkg/quota/v1/evaluator/core), each as
+// kube-apiserver's evaluators count a new object. A quota with scopes constrains Pods by their
+// class, which a rendered object does not settle: it is skipped. The sum is exact, so a refusal,
+// over the objects whose dry run said they would be created; objects whose creation the wave could
+// not verify (applied unverified, or deferred) make it an estimate, so only a warning. The
+// verdict here is pure: create()'s pre-flight (src/preflight.ts) reads the quotas and tells it.
+import { type OperationFailure, RequestError } from '../errors.ts';
+import type { ResourceRef } from '../types.ts';
 import { isRecord } from '../util/json.ts';
+import { groupOf } from './names.ts';
+import { describeRef } from './refs.ts';
 
-/** An object the batch would create: its group, resource (plural) and rendered body. */
+/**
+ * An object the batch would create: its group, resource (plural) and rendered body; `unsure` when
+ * no dry run said it would be created (it may exist already).
+ */
 export interface Planned {
   group: string;
   resource: string;
   object: unknown;
+  unsure?: boolean;
 }
 
 /** One resource a quota cannot take the batch's need of. */
@@ -22,10 +34,14 @@ export interface QuotaExcess {
   need: string;
 }
 
-/** A quota the batch exceeds, by name, with every resource it exceeds. */
+/**
+ * A quota the batch exceeds, by name, with every resource it exceeds. `first` (an index into the
+ * planned objects) is set when the sum is exact: the first object in rendered order past the limit.
+ */
 export interface ExceededQuota {
   quota: string;
   excess: QuotaExcess[];
+  first?: number;
 }
 
 /** The core resources quota also counts under their legacy names (pkg/quota/v1/evaluator/core). */
@@ -101,22 +117,43 @@ function usageOf(name: string, p: Planned): bigint {
     return p.resource === resource && p.group === group.join('.') ? NANO : 0n;
   }
   if (LEGACY_COUNTS.has(name)) return isCore(p, name) ? NANO : 0n;
-  if (isCore(p, 'services')) {
-    const type = field(p.object, 'spec', 'type');
-    const ports = field(p.object, 'spec', 'ports');
-    if (name === 'services.loadbalancers') return type === 'LoadBalancer' ? NANO : 0n;
-    if (name === 'services.nodeports' && (type === 'NodePort' || type === 'LoadBalancer'))
-      return BigInt(Array.isArray(ports) ? ports.length : 0) * NANO;
-    return 0n;
-  }
+  if (isCore(p, 'services')) return serviceUsage(name, p.object);
   if (!isCore(p, 'persistentvolumeclaims')) return 0n;
-  const storage = parseQuantity(field(p.object, 'spec', 'resources', 'requests', 'storage')) ?? 0n;
+  // Counted in whole bytes, as the evaluator rounds a request up (kubernetes#94313).
+  const requested = parseQuantity(field(p.object, 'spec', 'resources', 'requests', 'storage')) ?? 0n;
+  const storage = ((requested + NANO - 1n) / NANO) * NANO;
   if (name === 'requests.storage') return storage;
   const at = name.indexOf(STORAGE_CLASS);
-  if (at <= 0 || field(p.object, 'spec', 'storageClassName') !== name.slice(0, at)) return 0n;
+  if (at <= 0 || storageClassOf(p.object) !== name.slice(0, at)) return 0n;
   const what = name.slice(at + STORAGE_CLASS.length);
   if (what === 'requests.storage') return storage;
   return what === 'persistentvolumeclaims' ? NANO : 0n;
+}
+
+/**
+ * A Service's node ports and load balancer (services.go, Usage): every port of a NodePort or
+ * LoadBalancer Service, but only ports that name a nodePort when a LoadBalancer allocates none.
+ */
+function serviceUsage(name: string, service: unknown): bigint {
+  const type = field(service, 'spec', 'type');
+  const ports = field(service, 'spec', 'ports');
+  const list: unknown[] = Array.isArray(ports) ? ports : [];
+  if (name === 'services.loadbalancers') return type === 'LoadBalancer' ? NANO : 0n;
+  if (name !== 'services.nodeports' || (type !== 'NodePort' && type !== 'LoadBalancer')) return 0n;
+  const noneAllocated =
+    type === 'LoadBalancer' && field(service, 'spec', 'allocateLoadBalancerNodePorts') === false;
+  const named = (port: unknown): boolean => {
+    const nodePort = field(port, 'nodePort');
+    return typeof nodePort === 'number' && nodePort !== 0;
+  };
+  const counted = noneAllocated ? list.filter(named) : list;
+  return BigInt(counted.length) * NANO;
+}
+
+/** A claim's class as quota charges it: the beta annotation first (component-helpers GetPersistentVolumeClaimClass). */
+function storageClassOf(claim: unknown): unknown {
+  const annotation = field(claim, 'metadata', 'annotations', 'volume.beta.kubernetes.io/storage-class');
+  return annotation ?? field(claim, 'spec', 'storageClassName');
 }
 
 /** Whether the library sums this quota resource at all (compute resources of Pods it does not). */
@@ -128,32 +165,48 @@ export function summed(name: string): boolean {
   return at > 0 && (what === 'requests.storage' || what === 'persistentvolumeclaims');
 }
 
-function excessOf(quota: unknown, planned: readonly Planned[]): QuotaExcess[] {
+/**
+ * What one quota cannot take: the resources whose exact sum exceeds it, with the first object past
+ * the limit, else those that only the estimate with the unsure objects exceeds.
+ */
+function excessOf(quota: unknown, planned: readonly Planned[]): Omit<ExceededQuota, 'quota'> {
   const hard = field(quota, 'status', 'hard');
   const used = field(quota, 'status', 'used');
-  if (!isRecord(hard)) return [];
-  const excess: QuotaExcess[] = [];
-  for (const [name, limit] of Object.entries(hard)) {
+  const exact: QuotaExcess[] = [];
+  const estimated: QuotaExcess[] = [];
+  let first: number | undefined;
+  for (const [name, limit] of Object.entries(isRecord(hard) ? hard : {})) {
     if (!summed(name)) continue;
     const spent = isRecord(used) ? used[name] : undefined;
     const [cap, taken] = [parseQuantity(limit), parseQuantity(spent)];
     // Without its usage the server refuses every dry run it covers ("status unknown for quota").
     if (cap === undefined || taken === undefined) continue;
-    const need = planned.reduce((sum, p) => sum + usageOf(name, p), 0n);
-    if (need > 0n && taken + need > cap)
-      excess.push({ resource: name, hard: String(limit), used: String(spent), need: formatQuantity(need) });
+    let [sure, all] = [0n, 0n];
+    let past: number | undefined;
+    for (const [i, p] of planned.entries()) {
+      const use = usageOf(name, p);
+      all += use;
+      if (p.unsure === true || use === 0n) continue;
+      sure += use;
+      if (past === undefined && taken + sure > cap) past = i;
+    }
+    const excess = { resource: name, hard: String(limit), used: String(spent) };
+    if (past !== undefined) {
+      exact.push({ ...excess, need: formatQuantity(sure) });
+      first = Math.min(first ?? past, past);
+    } else if (all > 0n && taken + all > cap) estimated.push({ ...excess, need: formatQuantity(all) });
   }
-  return excess;
+  return first === undefined ? { excess: estimated } : { excess: exact, first };
 }
 
 /**
  * The quotas (items of a ResourceQuotaList) that the objects the batch would create exceed
- * together, against `status.hard - status.used`.
+ * together, against `status.hard - status.used`; `first` on those the exact sum exceeds.
  *
  * @example
  * const quota = { metadata: { name: 'q' }, spec: {}, status: { hard: { configmaps: '2' }, used: { configmaps: '1' } } };
  * const cm = { group: '', resource: 'configmaps', object: {} };
- * exceededQuotas([quota], [cm, cm]); // [{ quota: 'q', excess: [{ resource: 'configmaps', hard: '2', used: '1', need: '2' }] }]
+ * exceededQuotas([quota], [cm, cm]); // [{ quota: 'q', excess: [{ resource: 'configmaps', hard: '2', used: '1', need: '2' }], first: 1 }]
  */
 export function exceededQuotas(quotas: readonly unknown[], planned: readonly Planned[]): ExceededQuota[] {
   const exceeded: ExceededQuota[] = [];
@@ -161,24 +214,95 @@ export function exceededQuotas(quotas: readonly unknown[], planned: readonly Pla
     const scopes = field(quota, 'spec', 'scopes');
     if ((Array.isArray(scopes) && scopes.length > 0) || field(quota, 'spec', 'scopeSelector') !== undefined)
       continue;
-    const excess = excessOf(quota, planned);
+    const found = excessOf(quota, planned);
     const name = field(quota, 'metadata', 'name');
-    if (excess.length > 0) exceeded.push({ quota: typeof name === 'string' ? name : '', excess });
+    if (found.excess.length > 0) exceeded.push({ quota: typeof name === 'string' ? name : '', ...found });
   }
   return exceeded;
 }
 
 /**
- * The warning for a quota the batch exceeds: each resource with its hard limit, its use and the
- * batch's need.
+ * What a quota the batch exceeds is told with: a refusal where the sum is exact (`first` set),
+ * else a warning; each resource with its hard limit, its use and the batch's need.
  *
  * @example
- * quotaText('workers', { quota: 'q', excess: [{ resource: 'configmaps', hard: '2', used: '1', need: '2' }] });
+ * quotaText('workers', { quota: 'q', excess: [{ resource: 'configmaps', hard: '2', used: '1', need: '2' }], first: 1 });
  */
-export function quotaText(namespace: string, { quota, excess }: ExceededQuota): string {
+export function quotaText(namespace: string, { quota, excess, first }: ExceededQuota): string {
   const each = excess.map((e) => `${e.resource} needs ${e.need} where ${e.used} of ${e.hard} are used`);
+  const exceeded = `ResourceQuota "${quota}" in namespace "${namespace}" is exceeded by the batch: ${each.join('; ')}`;
+  if (first !== undefined)
+    return (
+      `${exceeded}. This object is the first past the limit; nothing was written ` +
+      '(each object passed its dry run: quota is checked per request and charged only on writes)'
+    );
   return (
-    `ResourceQuota "${quota}" in namespace "${namespace}" is exceeded by the batch: ${each.join('; ')}. ` +
+    `${exceeded}, counting objects whose dry run could not say whether they would be created. ` +
     'Each object passed its dry run (quota is checked per request and charged only on writes), so a later write may be refused part-way'
   );
+}
+
+/** The namespace's ResourceQuotas as listed, or why they could not be. */
+export type QuotaRead = { items: unknown[] } | { unread: string };
+
+/** A warning of the quota check, by its code. */
+export interface QuotaWarning {
+  code: 'OTC_QUOTA_EXCEEDED_BY_BATCH' | 'OTC_QUOTA_UNCHECKED';
+  text: string;
+}
+
+/** An object the wave said would be created: its ref, resource and body; `unsure` as in Planned. */
+export interface QuotaTarget {
+  ref: ResourceRef;
+  resource: string;
+  object: unknown;
+  unsure: boolean;
+}
+
+/**
+ * The batch's quota verdict against the quotas read (texts through `redact`): one failure per quota the exact sum exceeds,
+ * on the first object past its limit in rendered order (`OTC_QUOTA_EXCEEDED`, outcome
+ * `'refused'`: nothing is written), and the warning texts of quotas only the estimate exceeds.
+ *
+ * @example
+ * const cm = { ref: { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'ns' }, resource: 'configmaps', object: {}, unsure: false };
+ * const quota = { metadata: { name: 'q' }, spec: {}, status: { hard: { configmaps: '0' }, used: { configmaps: '0' } } };
+ * quotaVerdict('ns', { items: [quota] }, [cm]).failures[0]?.error.code; // 'OTC_QUOTA_EXCEEDED'
+ */
+export function quotaVerdict(
+  namespace: string,
+  quotas: QuotaRead,
+  targets: readonly QuotaTarget[],
+  redact: (text: string) => string = (text) => text,
+): { failures: OperationFailure[]; warnings: QuotaWarning[] } {
+  const planned: Planned[] = targets.map((t) => ({
+    group: groupOf(t.ref.apiVersion),
+    resource: t.resource,
+    object: t.object,
+    ...(t.unsure ? { unsure: true } : {}),
+  }));
+  const failures: OperationFailure[] = [];
+  const warnings: QuotaWarning[] = [];
+  if (targets.length === 0) return { failures, warnings };
+  if ('unread' in quotas) {
+    const text =
+      `the batch's sum against the ResourceQuotas of namespace "${namespace}" was not checked: ${quotas.unread} ` +
+      '(list resourcequotas is optional; each object was still checked against quota by its own dry run)';
+    return { failures, warnings: [{ code: 'OTC_QUOTA_UNCHECKED', text: redact(text) }] };
+  }
+  for (const exceeded of exceededQuotas(quotas.items, planned)) {
+    const ref = exceeded.first === undefined ? undefined : targets[exceeded.first]?.ref;
+    if (ref === undefined) {
+      warnings.push({ code: 'OTC_QUOTA_EXCEEDED_BY_BATCH', text: redact(quotaText(namespace, exceeded)) });
+      continue;
+    }
+    const { apiVersion, kind, name } = ref;
+    const error = new RequestError('Apply', describeRef(ref), redact(quotaText(namespace, exceeded)), {
+      code: 'OTC_QUOTA_EXCEEDED',
+      outcome: 'refused',
+      resource: { apiVersion, kind, name, namespace: ref.namespace },
+    });
+    failures.push({ resource: ref, error });
+  }
+  return { failures, warnings };
 }

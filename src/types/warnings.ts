@@ -19,7 +19,8 @@
  * - `'OTC_DRY_RUN_UNVERIFIED'`: `create()`'s pre-flight could not verify an object (a webhook that
  *   does not support dry runs, or an image kind it does not dry-run); it is applied unverified;
  * - `'OTC_QUOTA_EXCEEDED_BY_BATCH'`: every object fits the namespace's ResourceQuota, but the
- *   batch together does not; the write past it will be refused;
+ *   batch may not, by a sum that counts objects no dry run settled (where the sum is exact, the
+ *   pre-flight refuses with `OTC_QUOTA_EXCEEDED` instead); the write past it will be refused;
  * - `'OTC_QUOTA_UNCHECKED'`: the namespace's ResourceQuotas could not be read (`list
  *   resourcequotas` is optional), so the batch's sum was not checked.
  *

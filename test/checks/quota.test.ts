@@ -54,7 +54,50 @@ describe('exceededQuotas', () => {
           { resource: 'count/routes.route.openshift.io', hard: '1', used: '0', need: '2' },
           { resource: 'configmaps', hard: '2', used: '1', need: '2' },
         ],
+        // The second route is the first object past a limit.
+        first: 1,
       },
+    ]);
+  });
+
+  test('objects no dry run settled make the sum an estimate: no first object, their need counted', () => {
+    const unsure: Planned = { ...core('configmaps'), unsure: true };
+    const hard = { configmaps: '2' };
+    expect(exceededQuotas([quota(hard, { configmaps: '1' })], [core('configmaps'), unsure])).toEqual([
+      { quota: 'q', excess: [{ resource: 'configmaps', hard: '2', used: '1', need: '2' }] },
+    ]);
+    // The sure objects alone exceed it: exact, on the first sure object past the limit.
+    expect(
+      exceededQuotas([quota(hard, { configmaps: '1' })], [unsure, core('configmaps'), core('configmaps')]),
+    ).toEqual([
+      { quota: 'q', excess: [{ resource: 'configmaps', hard: '2', used: '1', need: '2' }], first: 2 },
+    ]);
+  });
+
+  test('a LoadBalancer that allocates no node ports counts only the ports that name one', () => {
+    const service = core('services', {
+      spec: {
+        type: 'LoadBalancer',
+        allocateLoadBalancerNodePorts: false,
+        ports: [{ port: 80, nodePort: 30080 }, { port: 443 }],
+      },
+    });
+    const hard = { 'services.nodeports': '1' };
+    expect(exceededQuotas([quota(hard, { 'services.nodeports': '0' })], [service])).toEqual([]);
+    expect(exceededQuotas([quota(hard, { 'services.nodeports': '1' })], [service])[0]?.excess).toEqual([
+      { resource: 'services.nodeports', hard: '1', used: '1', need: '1' },
+    ]);
+  });
+
+  test("a claim's storage in whole bytes, and its class from the beta annotation first", () => {
+    const claim = core('persistentvolumeclaims', {
+      metadata: { annotations: { 'volume.beta.kubernetes.io/storage-class': 'slow' } },
+      spec: { storageClassName: 'fast', resources: { requests: { storage: '1500m' } } },
+    });
+    const hard = { 'slow.storageclass.storage.k8s.io/requests.storage': '1' };
+    const used = { 'slow.storageclass.storage.k8s.io/requests.storage': '0' };
+    expect(exceededQuotas([quota(hard, used)], [claim])[0]?.excess).toEqual([
+      { resource: 'slow.storageclass.storage.k8s.io/requests.storage', hard: '1', used: '0', need: '2' },
     ]);
   });
 

@@ -1,6 +1,7 @@
 // #36 item 4 on the real tier, case by case against the simulator: quota that one object exceeds
-// (the dry run's 403) and quota only the batch exceeds (each dry run passes, one warning, the write
-// past it refused part-way: kube-apiserver checks quota per request and charges only real writes),
+// (the dry run's 403) and quota only the batch exceeds (each dry run passes: kube-apiserver checks
+// quota per request and charges only real writes; the library's exact sum refuses it before any
+// write, #42 item 10),
 // a caller who may not list ResourceQuotas, and a validating webhook that denies (served here over
 // HTTPS on loopback, named by a ValidatingWebhookConfiguration's url). No controller writes quota
 // status on the tier, so each test writes it itself. The audit log, the real write log, shows
@@ -199,31 +200,50 @@ describe.skipIf(clusterKubeconfig === '')('#36 item 4 on the real tier: quota an
     expect(usedOnSim('pfq-full')).toEqual(await usedOnTier('pfq-full'));
   });
 
-  test('only the batch exceeds a quota: one warning on both, the write past it refused part-way, only writes charged', async () => {
+  test('only the batch exceeds a quota: refused in the pre-flight on both, nothing written, nothing charged', async () => {
     await quota('pfq-batch', { 'count/configmaps': '2' }, { 'count/configmaps': '0' });
     const objects = THREE.map((n) => configMap(n));
     const [onTier, onSim] = [
       await outcomeOf(real.cluster, objects),
       await outcomeOf(simulated.cluster, objects),
     ];
-    expect(onTier.warnings).toEqual([
-      'ResourceQuota "pfq-batch" in namespace "pfq" is exceeded by the batch: count/configmaps needs 3 where 0 of 2 are used. ' +
-        'Each object passed its dry run (quota is checked per request and charged only on writes), so a later write may be refused part-way',
-    ]);
-    expect(onTier.error?.operation).toBe('Apply');
-    expect(onTier.error?.resources).toEqual(['pfq-1', 'pfq-2']);
-    expect(onTier.error?.failures).toEqual([
-      [
-        'pfq-3',
-        403,
-        'configmaps "pfq-3" is forbidden: exceeded quota: pfq-batch, requested: count/configmaps=1, used: count/configmaps=2, limited: count/configmaps=2',
-      ],
-    ]);
+    // Each dry run passes (quota is checked per request and never charged by one): the library's
+    // exact sum refuses, on the first object past the limit, with no answer of the server's.
+    expect(onTier).toEqual({
+      warnings: [],
+      error: { operation: 'Preflight', resources: [], failures: [['pfq-3', undefined, '']] },
+    });
     expect(onSim).toEqual(onTier);
-    expect(writtenSince(auditLog, mark)).toEqual(['pfq-1', 'pfq-2']);
-    expect(simWrites()).toEqual(['pfq-1', 'pfq-2']);
-    expect(await usedOnTier('pfq-batch')).toEqual({ 'count/configmaps': '2', secrets: '0' });
+    const error = await ocp.create(template(objects), {}, { namespace: NAMESPACE, api: real.cluster }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(error instanceof ocp.OperationError))
+      throw new Error('expected an OperationError', { cause: error });
+    expect([error.code, error.outcome]).toEqual(['OTC_PREFLIGHT_REFUSED', 'refused']);
+    const failure = error.failures[0]?.error;
+    expect([failure?.code, failure?.outcome]).toEqual(['OTC_QUOTA_EXCEEDED', 'refused']);
+    expect(failure?.message).toBe(
+      'Apply ConfigMap "pfq-3" in namespace "pfq": ResourceQuota "pfq-batch" in namespace "pfq" is exceeded by the batch: ' +
+        'count/configmaps needs 3 where 0 of 2 are used. This object is the first past the limit; nothing was written ' +
+        '(each object passed its dry run: quota is checked per request and charged only on writes)',
+    );
+    expect(writtenSince(auditLog, mark)).toEqual([]);
+    expect(simWrites()).toEqual([]);
+    expect(await usedOnTier('pfq-batch')).toEqual({ 'count/configmaps': '0', secrets: '0' });
     expect(usedOnSim('pfq-batch')).toEqual(await usedOnTier('pfq-batch'));
+  });
+
+  test('the batch within the quota: written on both, and the writes alone charged', async () => {
+    await quota('pfq-batch', { 'count/configmaps': '3' }, { 'count/configmaps': '0' });
+    const objects = THREE.map((n) => configMap(n));
+    const [onTier, onSim] = [
+      await outcomeOf(real.cluster, objects),
+      await outcomeOf(simulated.cluster, objects),
+    ];
+    expect(onTier).toEqual({ warnings: [], created: THREE });
+    expect(onSim).toEqual(onTier);
+    expect(writtenSince(auditLog, mark)).toEqual(THREE);
   });
 
   test('a quota whose usage is unknown: both servers refuse a dry run it covers alike', async () => {

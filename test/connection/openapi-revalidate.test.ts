@@ -71,10 +71,9 @@ async function world(fields: readonly string[], options: SimulatorOptions = {}):
 }
 
 async function refused(w: World, fieldValidation: ocp.FieldValidation = 'Warn'): Promise<void> {
-  const error = instance(
-    await rejection(ocp.create('widget', {}, { ...OPTIONS, fieldValidation, api: w.api })),
-    ocp.OperationError,
-  );
+  // The schema-only path: the pre-flight would type the refused object again and save the create.
+  const options = { ...OPTIONS, fieldValidation, api: w.api, preflight: 'schema' } as const;
+  const error = instance(await rejection(ocp.create('widget', {}, options)), ocp.OperationError);
   expect(instance(error.failures[0]?.error, ocp.RequestError).message).toContain(
     'failed to create typed patch object',
   );

@@ -133,7 +133,8 @@ describe('a step that cannot write never leaves an unknown outcome', () => {
   });
 
   test('the same 500 on an apply stays unknown: it may follow a committed write', async () => {
-    h.sim.addFault({ method: 'PATCH', path: /\/configmaps\/ef-1-config$/, action: etcdTimeout });
+    // The write's, not its dry run's: a dry run stores nothing, so its 500 is refused.
+    h.sim.addFault({ method: 'PATCH', path: /\/configmaps\/ef-1-config$/, nth: 2, action: etcdTimeout });
     const error = await requestError(ocp.create('worker-template', PARAMS, { ...WORKER, api }));
     expect([error.step, error.code, error.outcome, error.resource]).toEqual([
       'Apply',

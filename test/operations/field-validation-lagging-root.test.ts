@@ -50,7 +50,9 @@ async function refusedOnce(said: string[]): Promise<{ h: Harness; api: ocp.Conne
   const api = keep(await h.connect({ onWarning: (w) => said.push(w.text) }));
   await ocp.create('gadget', {}, { ...OPTIONS, api });
   h.sim.changeResourceSchema({ group: GROUP, version: 'v1', kind: 'Gadget', schema: gadgetSchema(SIZE) });
-  const error = instance(await rejection(ocp.create('gadget', {}, { ...OPTIONS, api })), ocp.OperationError);
+  // The schema-only path: the pre-flight would type the refused object again and save the create.
+  const schemaOnly = { ...OPTIONS, api, preflight: 'schema' } as const;
+  const error = instance(await rejection(ocp.create('gadget', {}, schemaOnly)), ocp.OperationError);
   expect(instance(error.failures[0]?.error, ocp.RequestError).message).toContain(
     'failed to create typed patch object',
   );
@@ -107,7 +109,8 @@ test('a direct read that fails leaves the root to decide: the create goes on, an
     times: 1,
     action: { type: 'status', code: 503, message: 'failover' },
   });
-  const error = instance(await rejection(ocp.create('gadget', {}, { ...OPTIONS, api })), ocp.OperationError);
+  const schemaOnly = { ...OPTIONS, api, preflight: 'schema' } as const;
+  const error = instance(await rejection(ocp.create('gadget', {}, schemaOnly)), ocp.OperationError);
   expect(instance(error.failures[0]?.error, ocp.RequestError).message).toContain(
     'failed to create typed patch object',
   );

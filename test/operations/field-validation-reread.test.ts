@@ -133,9 +133,14 @@ test('after the server refuses an apply as untyped, the next create reads the ro
   const said: string[] = [];
   await using api = await gadgetCreated(h, said);
   const warn = { ...OPTIONS, api, fieldValidation: 'Warn' } as const;
-  const error = instance(await rejection(ocp.create('gadget', {}, warn)), ocp.OperationError);
-  // The server refuses it in the pre-flight's dry run already: nothing was written.
-  expect(error.operation).toBe('Preflight');
+  // The schema-only path: the pre-flight would type the refused object again and save the create
+  // (test/operations/preflight-retype.test.ts).
+  const error = instance(
+    await rejection(ocp.create('gadget', {}, { ...warn, preflight: 'schema' })),
+    ocp.OperationError,
+  );
+  // The server refuses its write: the only object, so nothing was written.
+  expect(error.operation).toBe('Apply');
   const failure = instance(error.failures[0]?.error, ocp.RequestError);
   expect(failure.message).toContain('failed to create typed patch object');
   expect(failure.outcome).toBe('refused');

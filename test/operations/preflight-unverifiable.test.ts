@@ -1,8 +1,9 @@
 // What create()'s dry-run wave cannot verify (issue #36 item 4) is said through onWarning, never
 // passed silently and never refused: a webhook without dry-run support, kinds whose dry run may
-// write, and quota that each object fits but the batch exceeds (quota is checked per request and
-// charged only on writes). A quota one object exceeds, and a webhook that denies, are refusals
-// of the wave, with nothing written. `preflight: 'server'` is asked for explicitly.
+// write. Quota that each object fits but the batch exceeds (quota is checked per request and
+// charged only on writes) is refused before any write where the library's sum is exact (#42 item
+// 10), a warning where it counts an object no dry run settled. A quota one object exceeds, and a
+// webhook that denies, are refusals of the wave, with nothing written. `preflight: 'server'` is asked for explicitly.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import type { Json, JsonObject, LogEntry, WebhookCall } from '../../simulator/index.ts';
@@ -135,7 +136,7 @@ describe('quota', () => {
     expect(seen.seen).toEqual([]);
   });
 
-  test('only the batch exceeds it: one warning naming the quota, then the write past it is refused part-way', async () => {
+  test('only the batch exceeds it: refused in the pre-flight on the first object past the limit, nothing written or charged', async () => {
     quota('pfu-batch', { 'count/configmaps': '2', secrets: '5' }, { 'count/configmaps': '0', secrets: '0' });
     const seen = collect();
     const error = instance(
@@ -148,41 +149,102 @@ describe('quota', () => {
       ),
       ocp.OperationError,
     );
-    expect(seen.seen).toEqual([
-      {
-        code: 'OTC_QUOTA_EXCEEDED_BY_BATCH',
-        operation: 'create',
-        text:
-          'ResourceQuota "pfu-batch" in namespace "pfu" is exceeded by the batch: count/configmaps needs 3 where 0 of 2 are used. ' +
-          'Each object passed its dry run (quota is checked per request and charged only on writes), so a later write may be refused part-way',
-      },
+    expect([error.operation, error.code, error.outcome, error.resources]).toEqual([
+      'Preflight',
+      'OTC_PREFLIGHT_REFUSED',
+      'refused',
+      [],
     ]);
-    // The dry runs were checked and not charged; the writes were charged, and the third refused.
-    expect(dryRunNames(objectMutations(h))).toEqual(expect.arrayContaining(THREE));
-    expect(writes(objectMutations(h))).toEqual(['pfu-1', 'pfu-2']);
-    expect([error.operation, error.resources.map((r) => r.name)]).toEqual(['Apply', ['pfu-1', 'pfu-2']]);
-    expect(instance(error.failures[0]?.error, ocp.RequestError).message).toContain(
-      'exceeded quota: pfu-batch',
+    expect(error.failures.map((f) => f.resource.name)).toEqual(['pfu-3']);
+    const failure = instance(error.failures[0]?.error, ocp.RequestError);
+    expect([failure.code, failure.outcome, failure.step, failure.statusCode]).toEqual([
+      'OTC_QUOTA_EXCEEDED',
+      'refused',
+      'Apply',
+      undefined,
+    ]);
+    expect(failure.message).toBe(
+      'Apply ConfigMap "pfu-3" in namespace "pfu": ResourceQuota "pfu-batch" in namespace "pfu" is exceeded by the batch: ' +
+        'count/configmaps needs 3 where 0 of 2 are used. This object is the first past the limit; nothing was written ' +
+        '(each object passed its dry run: quota is checked per request and charged only on writes)',
     );
-    expect(usedOf('pfu-batch')).toEqual({ 'count/configmaps': '2', secrets: '0' });
+    // Each dry run passed (quota is checked per request); nothing was written or charged.
+    expect(dryRunNames(objectMutations(h))).toEqual(expect.arrayContaining(THREE));
+    expect(writes(objectMutations(h))).toEqual([]);
+    expect(usedOf('pfu-batch')).toEqual({ 'count/configmaps': '0', secrets: '0' });
+    expect(seen.seen).toEqual([]);
   });
 
-  test('under dryRun the wave is the whole call: the same warning, nothing written or charged', async () => {
+  test('under dryRun the wave is the whole call: the same refusal, nothing written or charged', async () => {
     quota('pfu-dry', { configmaps: '3' }, { configmaps: '1' });
-    const seen = collect();
-    const refs = await create(
-      'dry',
-      THREE.map((n) => configMap(n)),
-      { dryRun: true, onWarning: seen.handler },
-    );
-    expect(refs.map((r) => [r.name, r.created])).toEqual(THREE.map((n) => [n, true]));
-    expect(seen.seen.map((w) => w.text)).toEqual([
-      expect.stringContaining(
-        'ResourceQuota "pfu-dry" in namespace "pfu" is exceeded by the batch: configmaps needs 3 where 1 of 3 are used',
+    const error = instance(
+      await rejection(
+        create(
+          'dry',
+          THREE.map((n) => configMap(n)),
+          { dryRun: true },
+        ),
       ),
+      ocp.OperationError,
+    );
+    expect(error.failures.map((f) => [f.resource.name, instance(f.error, ocp.RequestError).code])).toEqual([
+      ['pfu-3', 'OTC_QUOTA_EXCEEDED'],
     ]);
+    expect(error.failures[0]?.error.message).toContain('configmaps needs 3 where 1 of 3 are used');
     expect(writes(objectMutations(h))).toEqual([]);
     expect(usedOf('pfu-dry')).toEqual({ configmaps: '1' });
+  });
+
+  test('one failure per quota exceeded, each on its own first object past the limit', async () => {
+    quota('pfu-batch', { configmaps: '1' }, { configmaps: '0' });
+    quota('pfu-dry', { 'count/configmaps': '2' }, { 'count/configmaps': '0' });
+    const error = instance(
+      await rejection(
+        create(
+          'two',
+          THREE.map((n) => configMap(n)),
+          { dryRun: true },
+        ),
+      ),
+      ocp.OperationError,
+    );
+    const failures = error.failures.map((f) => [f.resource.name, f.error.message.split(': ')[1]]);
+    expect(failures.sort()).toEqual([
+      ['pfu-2', 'ResourceQuota "pfu-batch" in namespace "pfu" is exceeded by the batch'],
+      ['pfu-3', 'ResourceQuota "pfu-dry" in namespace "pfu" is exceeded by the batch'],
+    ]);
+  });
+
+  test('a sum that counts an object no dry run settled is an estimate: a warning, and the writes go ahead', async () => {
+    // pfu-2's dry run cannot be made (a webhook without dry-run support): it may exist already.
+    h.sim.addWebhook({
+      name: 'legacy.pfu.example.com',
+      sideEffects: 'Unknown',
+      matches: (call) => (call.object.metadata as { name?: string } | undefined)?.name === 'pfu-2',
+    });
+    quota('pfu-batch', { configmaps: '2' }, { configmaps: '0' });
+    const seen = collect();
+    const error = instance(
+      await rejection(
+        create(
+          'estimate',
+          THREE.map((n) => configMap(n)),
+          { onWarning: seen.handler },
+        ),
+      ),
+      ocp.OperationError,
+    );
+    expect(seen.seen.map((w) => [w.code, w.text.split('. ')[0]])).toEqual([
+      ['OTC_DRY_RUN_UNVERIFIED', expect.stringContaining('ConfigMap "pfu-2"')],
+      [
+        'OTC_QUOTA_EXCEEDED_BY_BATCH',
+        'ResourceQuota "pfu-batch" in namespace "pfu" is exceeded by the batch: configmaps needs 3 where 0 of 2 are used, ' +
+          'counting objects whose dry run could not say whether they would be created',
+      ],
+    ]);
+    // The write past the quota is refused part-way by the server.
+    expect([error.operation, error.resources.map((r) => r.name)]).toEqual(['Apply', ['pfu-1', 'pfu-2']]);
+    expect(error.failures[0]?.error.message).toContain('exceeded quota: pfu-batch');
   });
 
   test('storage requests of PVCs are summed; objects that exist already are not counted', async () => {
@@ -212,12 +274,17 @@ describe('quota', () => {
       hard: { 'requests.storage': '1Gi', persistentvolumeclaims: '3' },
       used: { 'requests.storage': '0', persistentvolumeclaims: '1' },
     });
-    await create('storage', objects, { dryRun: true, onWarning: seen.handler });
-    expect(seen.seen.map((w) => w.text)).toEqual([
-      expect.stringContaining(
-        'is exceeded by the batch: requests.storage needs 1200Mi where 0 of 1Gi are used.',
-      ),
+    const summed = instance(
+      await rejection(create('storage', objects, { dryRun: true, onWarning: seen.handler })),
+      ocp.OperationError,
+    );
+    expect(summed.failures.map((f) => [f.resource.name, instance(f.error, ocp.RequestError).code])).toEqual([
+      ['pfu-b', 'OTC_QUOTA_EXCEEDED'],
     ]);
+    expect(summed.failures[0]?.error.message).toContain(
+      'is exceeded by the batch: requests.storage needs 1200Mi where 0 of 1Gi are used.',
+    );
+    expect(seen.seen).toEqual([]);
   });
 
   test('a quota with scopes is not summed: it constrains Pods by their class', async () => {

@@ -99,8 +99,10 @@ test('after the server refused an apply as untyped: the root is read again, and 
       nth: 1,
       action: { type: 'status', code: 500, reason: '', message: REFUSAL },
     });
+    // The schema-only path: the pre-flight would type the refused object again in the same create.
+    const schemaOnly = { ...WORKER, api, dryRun: true, preflight: 'schema' } as const;
     const refused = instance(
-      await rejection(ocp.create('rbac-job', { JOB: 'stale' }, { ...WORKER, api, dryRun: true })),
+      await rejection(ocp.create('rbac-job', { JOB: 'stale' }, schemaOnly)),
       ocp.OperationError,
     );
     expect(instance(refused.failures[0]?.error, ocp.RequestError).outcome).toBe('refused');
