@@ -5,7 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Answer, Exchange } from './h2.ts';
 import type { Undici } from '../util/runtime.ts';
 import { headerValues } from './headers.ts';
-import { isReadTimeout } from './wire-errors.ts';
+import { isReadTimeout, MAX_ANSWER_BYTES } from './wire-errors.ts';
 
 type Agent = InstanceType<Undici['Agent']>;
 type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;
@@ -160,6 +160,7 @@ export class Http1Pool {
       },
       connections: source.maxSockets,
       keepAliveTimeout: IDLE_SOCKET_MS,
+      maxResponseSize: MAX_ANSWER_BYTES,
       allowH2: false,
       // undici's own choice (lib/dispatcher/agent.js, defaultFactory), remembered for destroy().
       factory: (origin, options) => {
