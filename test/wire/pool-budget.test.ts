@@ -5,6 +5,7 @@
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { closedAfterAll, type Harness, harness, instance, rejection, settles } from '../helpers.ts';
+import { report } from '../reliability/report.ts';
 
 const keep = closedAfterAll();
 let h: Harness;
@@ -29,7 +30,7 @@ const quick = (api: ocp.Connection, name: string): Promise<Error> =>
 describe.each([
   ['HTTP/2', true],
   ['HTTP/1.1', false],
-] as const)('over %s', (_name, http2) => {
+] as const)('over %s', (protocol, http2) => {
   test('maxSockets 2: a read timeout while another request drains opens no third socket', async () => {
     // The server's count is of every socket open on it: this test's alone.
     expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
@@ -68,10 +69,18 @@ describe.each([
     for (const read of reads) void read.finally(() => (done += 1));
     expect(await settles(() => done >= 2, true, 4_000)).toBe(true);
     expect(drained).toBe(false);
-    expect(h.sim.stats().openSockets).toBeLessThanOrEqual(2);
+    const open = h.sim.stats().openSockets;
+    expect(open).toBeLessThanOrEqual(2);
     // Every read still gets its answer: the last one once the draining socket has closed.
     for (const error of [...(await Promise.all(reads)), await draining])
       expect(instance(error, ocp.RequestError).code).toBe('OTC_NOT_FOUND');
     expect(h.sim.stats().openSockets).toBeLessThanOrEqual(2);
+    report('bounds', {
+      protocol,
+      what: 'maxSockets 2: a read timeout (read 300) while another read drains for 5 s, then 3 reads at once',
+      result: `${open} socket${open === 1 ? '' : 's'} open while the retired pool drains`,
+      requests: h.sim.log.filter((e) => e.path.includes('/configmaps/')).length,
+      seconds: undefined,
+    });
   }, 30_000);
 });
