@@ -62,6 +62,11 @@ export type TemplateParameters = Readonly<Record<string, string | number | boole
 
 /**
  * Milliseconds per request: one number for both limits, or separate connect and read limits.
+ * `connect` bounds the TCP and TLS handshake; `read` each wait for data (the answer's headers,
+ * each pause in its body). Together, `connect` + `read` from the request's start bound the whole
+ * request: every attempt, every 429 wait (one that would end past it fails at once with
+ * `OTC_THROTTLED`) and the answer to its last byte (else `OTC_RESPONSE_TIMEOUT`). An answer's
+ * body is read up to 64 MiB, a fixed cap (`OTC_RESPONSE_TOO_LARGE`).
  *
  * @example
  * ```ts

@@ -111,6 +111,9 @@ export async function applyFault(fault: FaultAction, request: FaultedRequest): P
       goAway(response, fault.errorCode, fault.execute === true);
       finish(0);
       return;
+    case 'endless-body':
+      await endlessBody(fault, request);
+      return;
     case 'truncate':
     case 'stall-body':
     case 'reset-mid-body':
@@ -166,4 +169,37 @@ async function cutBody(fault: BodyFault, { response, execute, finish }: FaultedR
   }
   await sleep(fault.ms);
   if (!response.destroyed) response.end(bytes.subarray(half));
+}
+
+/** Headers, then filler for as long as the client reads, each piece once the last has drained. */
+async function endlessBody(
+  fault: Extract<FaultAction, { type: 'endless-body' }>,
+  { response, execute, finish }: FaultedRequest,
+): Promise<void> {
+  const code = fault.execute ? execute().code : 200;
+  const out = writable(response);
+  out.writeHead(code, { 'Content-Type': 'application/json' });
+  finish(code);
+  const filler = Buffer.alloc(fault.bytes, ' ');
+  // The client going away closes the response; a write after it would only be dropped.
+  const closed = new AbortController();
+  response.once('close', () => {
+    closed.abort();
+  });
+  while (!closed.signal.aborted && !response.destroyed) {
+    if (!out.write(filler)) await drained(response);
+    await sleep(fault.intervalMs);
+  }
+}
+
+function drained(response: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
 }

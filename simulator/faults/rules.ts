@@ -34,6 +34,12 @@ export type FaultAction =
   /** Handle the request and send its body `bytes` at a time, `intervalMs` apart. */
   | { type: 'trickle'; bytes: number; intervalMs: number }
   /**
+   * An answer that never ends: the headers (no length), then `bytes` of JSON whitespace every
+   * `intervalMs` (0: as fast as the client reads) until the client goes away. With `execute`, the
+   * request is handled (and persisted) first, and its status is the one sent.
+   */
+  | { type: 'endless-body'; bytes: number; intervalMs: number; execute?: boolean }
+  /**
    * Refuse with 429 TooManyRequests before handling, as priority-and-fairness does; with
    * `retryAfterSeconds` the answer carries a Retry-After header.
    */

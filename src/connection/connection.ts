@@ -16,7 +16,7 @@ import {
   transportError,
   stoppedBy,
 } from './failures.ts';
-import { overloadHint, retryDelay, shouldRetry } from './retry.ts';
+import { overloadHint, retryDelay, shouldRetry, throttledHint, type Throttling } from './retry.ts';
 import type { ClientNode, Undici } from '../util/runtime.ts';
 import { CredentialsError } from '../wire/wire-errors.ts';
 import { traceAttempt, tracingRequests } from './tracing.ts';
@@ -28,8 +28,9 @@ import { type Proxy, proxySecrets } from '../wire/proxy.ts';
 import {
   type ApiRequest,
   type ApiResponse,
+  type Bound,
+  boundOf,
   caList,
-  deadlineOf,
   parseBody,
   pathWithQuery,
   type Timeouts,
@@ -118,7 +119,9 @@ export class ClusterConnection implements Connection {
       transport.useClientCertificate(c);
     };
     this.#transport = transport;
-    this.discovery = new DiscoveryCache((apiVersion, route) => this.#fetchDiscovery(apiVersion, route));
+    this.discovery = new DiscoveryCache((apiVersion, route, throttling) =>
+      this.#fetchDiscovery(apiVersion, route, throttling),
+    );
     this.schemas = new OpenApiSchemas(
       this.server,
       (request) => this.request(request),
@@ -150,10 +153,11 @@ export class ClusterConnection implements Connection {
     timeouts: Timeouts,
     started: number,
     traced: Traced | undefined,
+    bound: Bound,
   ): Promise<Answer> {
-    const signal = this.#signalFor(request, timeouts);
+    const { signal } = bound;
     try {
-      const auth = this.#credentials.ready ?? (await this.#headersFor(request, timeouts));
+      const auth = this.#credentials.ready ?? (await this.#headersFor(request, signal));
       const answer = await this.#transport.send({
         method: request.method,
         path: this.#basePath + pathWithQuery(request),
@@ -170,7 +174,7 @@ export class ClusterConnection implements Connection {
       if (this.#transport.protocol !== 'h2') await nextTurn();
       return answer;
     } catch (error) {
-      const failure = this.#credentials.scrub(this.#explain(error, request, timeouts, signal));
+      const failure = this.#credentials.scrub(this.#explain(error, request, timeouts, bound));
       if (debug.enabled)
         debug('%s %s failed %dms %s', request.method, request.path, sinceMs(started), failure.message);
       throw failure;
@@ -178,9 +182,9 @@ export class ClusterConnection implements Connection {
   }
 
   /** Credentials that must be read or waited for (an exec plugin, a token file, the first request). */
-  #headersFor(request: ApiRequest, timeouts: Timeouts): Promise<Record<string, string>> {
+  #headersFor(request: ApiRequest, signal: AbortSignal): Promise<Record<string, string>> {
     return this.#credentials
-      .headers(() => this.#credentialsSignal(request, timeouts))
+      .headers(() => AbortSignal.any([signal, this.#closing.signal]))
       .catch((error: unknown) => {
         throw new CredentialsError(error);
       });
@@ -194,34 +198,14 @@ export class ClusterConnection implements Connection {
   }
 
   /**
-   * Waiting for an exec plugin is part of the request: its connect + read limit, its signal and
+   * Waiting for an exec plugin is part of the request (#headersFor): its bound, its signal and
    * close() end the wait (and the last wait to end kills the plugin).
    */
-  #credentialsSignal(request: ApiRequest, timeouts: Timeouts): AbortSignal {
-    const stops = [deadlineOf(timeouts), this.#closing.signal];
-    return AbortSignal.any(request.signal ? [...stops, request.signal] : stops);
-  }
-
-  /**
-   * New connections are opened with the Connection's connect limit; an operation that asks for a
-   * shorter one gets a deadline of connect + read on each request instead of a transport of its own.
-   */
-  #signalFor(request: ApiRequest, timeouts: Timeouts): AbortSignal | undefined {
-    if (timeouts.connect >= this.timeouts.connect) return request.signal;
-    const deadline = deadlineOf(timeouts);
-    return request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
-  }
-
-  #explain(
-    error: unknown,
-    request: ApiRequest,
-    timeouts: Timeouts,
-    signal: AbortSignal | undefined,
-  ): RequestError {
+  #explain(error: unknown, request: ApiRequest, timeouts: Timeouts, bound: Bound): RequestError {
     if (error instanceof CredentialsError)
       return credentialsError(error, request, timeouts, request.signal, this.closed);
-    if (signal?.aborted && !request.signal?.aborted && !this.closed)
-      return deadlineError(error, request, timeouts);
+    if (bound.signal.aborted && !request.signal?.aborted && !this.closed)
+      return deadlineError(error, request, bound.ms);
     return transportError(error, request, timeouts, request.signal, this.#proxy);
   }
 
@@ -235,25 +219,39 @@ export class ClusterConnection implements Connection {
     let delay: number | undefined;
     let retries = 0;
     let waited = 0;
+    const throttling: Throttling = request.throttling ?? { tooMany: 0, retryAfterMs: undefined };
+    let throttled = false;
     const traced = tracingRequests() ? this.#tracerFor(request) : undefined;
-    for (;;) {
-      answer = await this.#attempt(request, timeouts, started, traced);
-      if (answer.warnings.length > 0) this.#warn(answer.warnings, request);
-      delay = answer.code === 429 ? retryDelay(answer.retryAfter) : undefined;
-      if (!shouldRetry(delay, retries, waited)) break;
-      retries += 1;
-      waited += delay;
-      debug(
-        '%s %s 429 %dms %s %s: the server asked to retry after %dms (retry %d)',
-        request.method,
-        request.path,
-        sinceMs(started),
-        request.step,
-        request.target,
-        delay,
-        retries,
-      );
-      await this.#pause(delay, request);
+    const bound = boundOf(timeouts, request.signal);
+    try {
+      for (;;) {
+        answer = await this.#attempt(request, timeouts, started, traced, bound);
+        if (answer.warnings.length > 0) this.#warn(answer.warnings, request);
+        delay = answer.code === 429 ? retryDelay(answer.retryAfter) : undefined;
+        if (answer.code === 429) {
+          throttling.tooMany += 1;
+          throttling.retryAfterMs = delay;
+        }
+        if (!shouldRetry(delay, retries, waited)) break;
+        // Not a sleep into the bound: a wait that would end past it ends the request now.
+        throttled = performance.now() + delay >= bound.at;
+        if (throttled) break;
+        retries += 1;
+        waited += delay;
+        debug(
+          '%s %s 429 %dms %s %s: the server asked to retry after %dms (retry %d)',
+          request.method,
+          request.path,
+          sinceMs(started),
+          request.step,
+          request.target,
+          delay,
+          retries,
+        );
+        await this.#pause(delay, request);
+      }
+    } finally {
+      bound.end();
     }
     const notModified = answer.code === 304 && request.ifNoneMatch !== undefined;
     if (!notModified && (answer.code < 200 || answer.code >= 300)) {
@@ -261,7 +259,9 @@ export class ClusterConnection implements Connection {
       const body = parseBody(this.#credentials.redact(answer.text));
       const hints = [
         ...(answer.code === 401 ? [this.#credentialsHint] : []),
-        ...(answer.code === 429 ? [overloadHint(retries, waited, delay)] : []),
+        ...(answer.code === 429
+          ? [throttled ? throttledHint(throttling, bound.ms) : overloadHint(retries, waited, delay)]
+          : []),
       ];
       const failure = this.#credentials.scrub(
         statusError(
@@ -270,6 +270,7 @@ export class ClusterConnection implements Connection {
           body,
           hints.length > 0 ? hints.join('; ') : undefined,
           this.#credentials.redactor,
+          throttled ? 'OTC_THROTTLED' : undefined,
         ),
       );
       debug('%s %s %d %dms %s', request.method, request.path, answer.code, sinceMs(started), failure.message);
@@ -357,7 +358,11 @@ export class ClusterConnection implements Connection {
   }
 
   /** One group-version's resources, without any caller's signal (the answer is shared). */
-  async #fetchDiscovery(apiVersion: string, route: WarningRoute | undefined): Promise<Document> {
+  async #fetchDiscovery(
+    apiVersion: string,
+    route: WarningRoute | undefined,
+    throttling: Throttling,
+  ): Promise<Document> {
     const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     try {
       const { body } = await this.request({
@@ -366,6 +371,7 @@ export class ClusterConnection implements Connection {
         step: 'Discover',
         target: apiVersion,
         warnings: route,
+        throttling,
       });
       return parseDiscovery(body);
     } catch (error) {

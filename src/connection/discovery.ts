@@ -2,8 +2,7 @@
 // caller's signal can cancel, and a bounded re-discovery when a kind is missing (a CRD installed
 // after connect(), or a transient 404), as client-go's deferred discovery mapper does.
 import { isRecord } from '../util/json.ts';
-import { SharedAnswers } from './shared-answers.ts';
-import type { WarningRoute } from './warnings.ts';
+import { type Fetch, SharedAnswers } from './shared-answers.ts';
 
 /** A discovered resource: the plural name for URLs and whether it lives in a namespace. */
 export interface ResourceInfo {
@@ -28,7 +27,7 @@ export class DiscoveryCache extends SharedAnswers<Document> {
    * `fetch` runs without any caller's signal: its result is shared by every caller. Its warnings
    * go to the operation that started it.
    */
-  constructor(fetch: (apiVersion: string, route: WarningRoute | undefined) => Promise<Document>) {
+  constructor(fetch: Fetch<Document>) {
     super('Discover', fetch);
   }
 }

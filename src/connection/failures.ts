@@ -1,10 +1,16 @@
 // How a failed request is told to the caller: a RequestError that names the step and target, says
 // in words what happened, and whether a mutation's outcome is unknown.
 import { cutText, type Redactor, redactStatus, RequestError } from '../errors.ts';
-import { notFoundOf, type NotFoundContext, type Outcome, type RequestStep } from '../outcome.ts';
+import {
+  notFoundOf,
+  type NotFoundContext,
+  type Outcome,
+  type RequestErrorCode,
+  type RequestStep,
+} from '../outcome.ts';
 import type { ObjectIdentity } from '../types.ts';
 import { isRecord } from '../util/json.ts';
-import { READ_TIMEOUT_CODES } from '../wire/wire-errors.ts';
+import { MAX_ANSWER_BYTES, READ_TIMEOUT_CODES, TOO_LARGE_CODES } from '../wire/wire-errors.ts';
 
 /** What the request layer knows of a request when it fails. */
 export interface FailedRequest extends NotFoundContext {
@@ -111,6 +117,13 @@ export function transportError(
   }
   if (codes.some((c) => READ_TIMEOUT_CODES.has(c)))
     return fail(`read timed out after ${limits.read} ms`, 'timeout');
+  if (codes.some((c) => TOO_LARGE_CODES.has(c)))
+    return new RequestError(
+      request.step,
+      request.target,
+      `the answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, more than any API server answer this library reads; it was not read further${outcome}`,
+      { cause: error, code: 'OTC_RESPONSE_TOO_LARGE', resource: request.object },
+    );
   if (signal?.aborted)
     return stoppedBy(request.step, request.target, signal, outcome, error, 'unknown', request.object);
   if (chainHas(error, (e) => e.name === 'TimeoutError')) return fail('timed out', 'timeout');
@@ -171,14 +184,16 @@ export function credentialsError(
   );
 }
 
-/** The operation's own connect + read deadline ended the request. */
-export function deadlineError(error: unknown, request: FailedRequest, limits: Limits): RequestError {
-  const limit = limits.connect + limits.read;
+/**
+ * The request's bound, connect + read from its start, ended it: its answer (a body that never
+ * ends, or one too slow to arrive in time) or anything before it.
+ */
+export function deadlineError(error: unknown, request: FailedRequest, boundMs: number): RequestError {
   return new RequestError(
     request.step,
     request.target,
-    `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${unknownOutcome(request)}`,
-    { cause: error, kind: 'timeout', resource: request.object },
+    `no complete answer within ${boundMs} ms (this operation's requestTimeout, connect + read, bounds the whole request)${unknownOutcome(request)}`,
+    { cause: error, kind: 'timeout', code: 'OTC_RESPONSE_TIMEOUT', resource: request.object },
   );
 }
 
@@ -216,6 +231,7 @@ export function statusError(
   body: unknown,
   hint: string | undefined,
   credentials: Redactor,
+  as?: RequestErrorCode,
 ): RequestError {
   const redact = request.redact ?? ((t: string) => t);
   const advice = hint === undefined ? '' : `; ${hint}`;
@@ -232,7 +248,13 @@ export function statusError(
       request.step,
       request.target,
       `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`,
-      { statusCode: code, ...(reason ? { reason } : {}), status, ...about(request, status) },
+      {
+        statusCode: code,
+        ...(reason ? { reason } : {}),
+        status,
+        ...about(request, status),
+        ...(as ? { code: as } : {}),
+      },
     );
   }
   const text =
@@ -242,6 +264,7 @@ export function statusError(
   return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, {
     statusCode: code,
     ...about(request, undefined),
+    ...(as ? { code: as } : {}),
   });
 }
 

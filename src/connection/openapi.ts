@@ -21,6 +21,7 @@ import {
 } from './schema-cache.ts';
 import { type CallerWait, SharedAnswers } from './shared-answers.ts';
 import type { WarningRoute } from './warnings.ts';
+import type { Throttling } from './retry.ts';
 
 const debug = debuglog('openshift-templates');
 
@@ -171,7 +172,7 @@ export class OpenApiSchemas {
     this.#server = server;
     this.#request = request;
     this.#multiplexed = multiplexed;
-    this.#root = new SharedAnswers('Schema', (_key, route) => this.#fetchRoot(route));
+    this.#root = new SharedAnswers('Schema', (_key, route, t) => this.#fetchRoot(route, t));
     // Only requests in flight are shared here: the tables live in the process-wide cache.
     this.#documents = new SharedAnswers('Schema', (url, route) => this.#fetchDocument(url, route), {
       keep: false,
@@ -292,7 +293,7 @@ export class OpenApiSchemas {
     return true;
   }
 
-  async #fetchRoot(route: WarningRoute | undefined): Promise<Root> {
+  async #fetchRoot(route: WarningRoute | undefined, throttling: Throttling): Promise<Root> {
     try {
       const { body } = await this.#request({
         method: 'GET',
@@ -300,6 +301,7 @@ export class OpenApiSchemas {
         step: 'Schema',
         target: OPENAPI_ROOT,
         warnings: route,
+        throttling,
       });
       // A root read again may list a document again that answered "none" before.
       this.#absent.clear();

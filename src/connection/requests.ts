@@ -3,6 +3,7 @@
 import { MAX_TIMEOUT_MS } from '../checks/arguments.ts';
 import type { RequestTimeout } from '../types.ts';
 import type { FailedRequest } from './failures.ts';
+import type { Throttling } from './retry.ts';
 import type { WarningRoute } from './warnings.ts';
 
 export const DEFAULT_TIMEOUT = { connect: 10_000, read: 60_000 } as const;
@@ -35,6 +36,8 @@ export interface ApiRequest extends FailedRequest {
   emptyAnswerOk?: boolean;
   /** Sent as `If-None-Match`: a 304 to it is an answer (`body: undefined`), not a failure. */
   ifNoneMatch?: string | undefined;
+  /** Kept up to date with the 429s the request meets, for callers waiting on it (shared answers). */
+  throttling?: Throttling | undefined;
 }
 
 export interface ApiResponse {
@@ -45,9 +48,45 @@ export interface ApiResponse {
   etag?: string | undefined;
 }
 
-/** A deadline of connect + read, capped where a Node.js timer would fire at once instead. */
-export function deadlineOf(timeouts: Timeouts): AbortSignal {
-  return AbortSignal.timeout(Math.min(timeouts.connect + timeouts.read, MAX_TIMEOUT_MS));
+/** A request's whole life, as the caller's signal and its own connect + read deadline bound it. */
+export interface Bound {
+  /** Fires with the caller's signal, or with a TimeoutError at the deadline. */
+  signal: AbortSignal;
+  /** The deadline, on `performance.now()`'s clock. */
+  at: number;
+  /** connect + read, capped where a Node.js timer would fire at once instead. */
+  ms: number;
+  /** Clears the timer and lets go of the caller's signal. */
+  end(): void;
+}
+
+/**
+ * The bound of one request: connect + read from its start covers every attempt, every 429 wait and
+ * the answer to its last byte, as client-go's `Timeout` covers a request's retries and its body
+ * (k8s.io/client-go rest/request.go). A timer and a listener of our own rather than
+ * AbortSignal.timeout() and AbortSignal.any(): a Connection held for days sends millions of
+ * requests, and neither of those lets go before its timer fires.
+ */
+export function boundOf(timeouts: Timeouts, caller: AbortSignal | undefined): Bound {
+  const ms = Math.min(timeouts.connect + timeouts.read, MAX_TIMEOUT_MS);
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort(new DOMException(`no complete answer within ${ms} ms`, 'TimeoutError'));
+  }, ms);
+  timer.unref();
+  const forward = (): void => {
+    controller.abort(caller?.reason);
+  };
+  caller?.addEventListener('abort', forward, { once: true });
+  return {
+    signal: controller.signal,
+    at: performance.now() + ms,
+    ms,
+    end: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', forward);
+    },
+  };
 }
 
 /** The cluster's CA as a list, whatever form the kubeconfig gave it in. */

@@ -4,6 +4,7 @@
 import { RequestError } from '../errors.ts';
 import { stoppedBy } from './failures.ts';
 import type { RequestStep } from '../outcome.ts';
+import { type Throttling, throttledWaitHint } from './retry.ts';
 import { waitFor } from '../util/wait.ts';
 import type { WarningRoute } from './warnings.ts';
 
@@ -16,6 +17,8 @@ interface Entry<T> {
   settled: boolean;
   /** The answer may be out of date (the server said so): the next refresh() fetches at once. */
   expired?: boolean;
+  /** The 429s the fetch has met: a caller that stops waiting meanwhile says it was throttled. */
+  throttling: Throttling;
 }
 
 /** What bounds one caller's wait: its operation's signal and read limit. */
@@ -24,10 +27,13 @@ export interface CallerWait {
   readMs: number;
 }
 
+/** One shared request for `key`; it keeps `throttling` up to date with the 429s it meets. */
+export type Fetch<T> = (key: string, route: WarningRoute | undefined, throttling: Throttling) => Promise<T>;
+
 export class SharedAnswers<T> {
   readonly #entries = new Map<string, Entry<T>>();
   readonly #step: RequestStep;
-  readonly #fetch: (key: string, route: WarningRoute | undefined) => Promise<T>;
+  readonly #fetch: Fetch<T>;
   readonly #keep: boolean;
   readonly #target: (key: string) => string;
 
@@ -39,7 +45,7 @@ export class SharedAnswers<T> {
    */
   constructor(
     step: RequestStep,
-    fetch: (key: string, route: WarningRoute | undefined) => Promise<T>,
+    fetch: Fetch<T>,
     { keep = true, target = (key) => key }: { keep?: boolean; target?: (key: string) => string } = {},
   ) {
     this.#step = step;
@@ -95,26 +101,40 @@ export class SharedAnswers<T> {
     // An unref'd timer: a caller's limit never keeps the process alive.
     const deadline = AbortSignal.timeout(readMs);
     const either = signal ? AbortSignal.any([signal, deadline]) : deadline;
-    return waitFor(entry.promise, either, () =>
-      signal?.aborted
-        ? stoppedBy(this.#step, this.#target(key), signal)
-        : new RequestError(this.#step, this.#target(key), `read timed out after ${readMs} ms`, {
-            kind: 'timeout',
-            cause: deadline.reason,
-          }),
-    );
+    const target = this.#target(key);
+    return waitFor(entry.promise, either, () => {
+      if (signal?.aborted) return stoppedBy(this.#step, target, signal);
+      // Throttled, not slow: a scheduler reading a timeout would raise its limit, not back off.
+      if (entry.throttling.tooMany > 0)
+        return new RequestError(this.#step, target, throttledWaitHint(entry.throttling, readMs), {
+          code: 'OTC_THROTTLED',
+          outcome: 'refused',
+          cause: deadline.reason,
+        });
+      return new RequestError(this.#step, target, `read timed out after ${readMs} ms`, {
+        kind: 'timeout',
+        cause: deadline.reason,
+      });
+    });
   }
 
   remember(key: string, value: T): void {
-    this.#entries.set(key, { promise: Promise.resolve(value), fetchedAt: performance.now(), settled: true });
+    this.#entries.set(key, {
+      promise: Promise.resolve(value),
+      fetchedAt: performance.now(),
+      settled: true,
+      throttling: { tooMany: 0, retryAfterMs: undefined },
+    });
   }
 
   /** A failed fetch again puts `previous` back: a good answer is not lost to a transient failure. */
   #start(key: string, route: WarningRoute | undefined, previous?: Entry<T>): Entry<T> {
+    const throttling: Throttling = { tooMany: 0, retryAfterMs: undefined };
     const entry: Entry<T> = {
-      promise: this.#fetch(key, route),
+      promise: this.#fetch(key, route, throttling),
       fetchedAt: performance.now(),
       settled: false,
+      throttling,
     };
     this.#entries.set(key, entry);
     entry.promise.then(

@@ -5,10 +5,13 @@ import type { TLSSocket } from 'node:tls';
 import type { Answer, Exchange } from './h2.ts';
 import type { Undici } from '../util/runtime.ts';
 import { headerValues } from './headers.ts';
-import { isReadTimeout } from './wire-errors.ts';
+import { isReadTimeout, MAX_ANSWER_BYTES } from './wire-errors.ts';
 
 type Agent = InstanceType<Undici['Agent']>;
 type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;
+type Connector = ReturnType<Undici['buildConnector']>;
+type ConnectTarget = Parameters<Connector>[0];
+type ConnectCallback = Parameters<Connector>[1];
 
 /**
  * How long an idle socket stays in the pool when the server does not say (kube-apiserver never
@@ -48,6 +51,18 @@ export class Http1Pool {
    * later destroy() would not reach them; they are remembered from the Agent's factory instead.
    */
   readonly #retiring = new Set<OriginPool>();
+  /**
+   * Sockets open now, those of retired pools still draining included, so that renewing the pool
+   * never takes the Connection past maxSockets; connects beyond it wait for a socket to close.
+   */
+  #open = 0;
+  readonly #waiting: { dial(): void; stop(error: Error): void }[] = [];
+  /** A socket closed: its place goes to a waiting connect, if any. */
+  readonly #release = (): void => {
+    const next = this.#waiting.shift();
+    if (next) next.dial();
+    else this.#open -= 1;
+  };
 
   constructor(undici: Undici, source: SocketSource) {
     this.#undici = undici;
@@ -111,6 +126,7 @@ export class Http1Pool {
   async destroy(error: Error): Promise<void> {
     const retired = [...this.#retiring];
     this.#retiring.clear();
+    for (const waiting of this.#waiting.splice(0)) waiting.stop(error);
     await Promise.all([
       this.#agent.destroy(error).catch(() => undefined),
       ...retired.map((member) => member.destroy(error).catch(() => undefined)),
@@ -128,38 +144,28 @@ export class Http1Pool {
       connect: (target, callback) => {
         const spare = source.takeSpare();
         if (spare && !spare.destroyed) {
+          this.#open += 1;
+          spare.once('close', this.#release);
           // Asynchronously, as a real connect: undici ignores a connector that answers at once.
           process.nextTick(callback, null, spare);
           return;
         }
-        // undici's own connector knows no proxy: each pool socket is a tunnel of our own.
-        const tunnel = source.tunnel();
-        if (tunnel) {
-          tunnel.then(
-            (socket) => {
-              callback(null, socket);
-            },
-            (error: unknown) => {
-              callback(error instanceof Error ? error : new Error(String(error)), null);
-            },
-          );
-          return;
+        if (this.#open < source.maxSockets) {
+          this.#open += 1;
+          return this.#dial(target, callback);
         }
-        // Typed as returning nothing, undici's connector returns its socket; undici cancels a
-        // pending connect through it (undici lib/dispatcher/client.js, connect), so it is passed on.
-        const connect = undici.buildConnector(source.direct()) as (
-          ...args: Parameters<ReturnType<Undici['buildConnector']>>
-        ) => TLSSocket | undefined;
-        return connect(target, (...result) => {
-          if (result[1])
-            (result[1] as TLSSocket).on('session', (ticket: Buffer) => {
-              source.keepTicket(ticket);
-            });
-          callback(...result);
+        // A retired pool still holds sockets while it drains: this one waits for one to close.
+        this.#waiting.push({
+          dial: () => this.#dial(target, callback),
+          stop: (error) => {
+            callback(error, null);
+          },
         });
+        return undefined;
       },
       connections: source.maxSockets,
       keepAliveTimeout: IDLE_SOCKET_MS,
+      maxResponseSize: MAX_ANSWER_BYTES,
       allowH2: false,
       // undici's own choice (lib/dispatcher/agent.js, defaultFactory), remembered for destroy().
       factory: (origin, options) => {
@@ -171,5 +177,48 @@ export class Http1Pool {
         return member;
       },
     });
+  }
+
+  /**
+   * A new socket on a place already counted in #open: a tunnel of our own through the proxy
+   * (undici's own connector knows no proxy), or undici's connector. The place is given back once,
+   * when the socket closes or could not be had.
+   */
+  #dial(target: ConnectTarget, callback: ConnectCallback): TLSSocket | undefined {
+    const source = this.#source;
+    let held = true;
+    const release = (): void => {
+      if (held) this.#release();
+      held = false;
+    };
+    const tunnel = source.tunnel();
+    if (tunnel) {
+      tunnel.then(
+        (socket) => {
+          socket.once('close', release);
+          callback(null, socket);
+        },
+        (error: unknown) => {
+          release();
+          callback(error instanceof Error ? error : new Error(String(error)), null);
+        },
+      );
+      return undefined;
+    }
+    // Typed as returning nothing, undici's connector returns its socket; undici cancels a
+    // pending connect through it (undici lib/dispatcher/client.js, connect), so it is passed on.
+    const connect = this.#undici.buildConnector(source.direct()) as (
+      ...args: Parameters<ReturnType<Undici['buildConnector']>>
+    ) => TLSSocket | undefined;
+    const socket = connect(target, (...result) => {
+      if (result[1])
+        (result[1] as TLSSocket).on('session', (ticket: Buffer) => {
+          source.keepTicket(ticket);
+        });
+      else release();
+      callback(...result);
+    });
+    socket?.once('close', release);
+    return socket;
   }
 }

@@ -6,7 +6,9 @@ import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpStatusHeader } 
 import { headerValues } from './headers.ts';
 import {
   abortReason,
+  AnswerTooLargeError,
   ConnectionLostError,
+  MAX_ANSWER_BYTES,
   ReadTimeoutError,
   RefusedStreamError,
   TruncatedAnswerError,
@@ -89,6 +91,7 @@ class StreamExchange implements InFlight {
   warnings: string[] = [];
   etag: string | undefined;
   announced: number | undefined;
+  received = 0;
   readonly chunks: Buffer[] = [];
   settled = false;
   readonly onAbort: (() => void) | undefined;
@@ -134,6 +137,7 @@ class StreamExchange implements InFlight {
 
   fail(error: Error): void {
     if (!this.settle()) return;
+    this.chunks.length = 0;
     // Only a reset: destroying the stream right after closing it is what wedges node:http2.
     if (!this.stream.closed) this.stream.close(CANCEL);
     const refused = this.code === 0 && unprocessed(this.stream, this.book.lastProcessed(this.session), error);
@@ -169,10 +173,16 @@ function onResponse(this: Carrying, answer: IncomingHttpHeaders & IncomingHttpSt
   exchange.etag = answer.etag;
   const length = answer['content-length'];
   exchange.announced = length === undefined ? undefined : Number(length);
+  if ((exchange.announced ?? 0) > MAX_ANSWER_BYTES) exchange.fail(new AnswerTooLargeError());
 }
 
 function onData(this: Carrying, chunk: Buffer): void {
-  this[EXCHANGE].chunks.push(chunk);
+  const exchange = this[EXCHANGE];
+  if (exchange.settled) return;
+  exchange.received += chunk.length;
+  // As undici's maxResponseSize does over HTTP/1.1: a body without end must not fill the heap.
+  if (exchange.received > MAX_ANSWER_BYTES) exchange.fail(new AnswerTooLargeError());
+  else exchange.chunks.push(chunk);
 }
 
 function onEnd(this: Carrying): void {

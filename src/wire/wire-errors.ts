@@ -24,6 +24,28 @@ export class ReadTimeoutError extends Error {
   }
 }
 
+/**
+ * The most bytes of one answer's body the wire reads. The library's largest answers are OpenAPI v3
+ * documents, a few MiB for the biggest group-versions; a body past this is not an API server's
+ * answer to any request the library sends, and reading on would only fill the heap.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** The codes of an answer past MAX_ANSWER_BYTES: ours (HTTP/2) and undici's (HTTP/1.1, `maxResponseSize`). */
+export const TOO_LARGE_CODES: ReadonlySet<string> = new Set([
+  'OTC_ANSWER_TOO_LARGE',
+  'UND_ERR_RES_EXCEEDED_MAX_SIZE',
+]);
+
+/** The answer's body is, or announced it would be, larger than MAX_ANSWER_BYTES. */
+export class AnswerTooLargeError extends Error {
+  readonly code = 'OTC_ANSWER_TOO_LARGE';
+  constructor() {
+    super(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    this.name = 'AnswerTooLargeError';
+  }
+}
+
 /** The TCP connection and TLS handshake did not finish within the connect limit. */
 export class ConnectTimeoutError extends Error {
   readonly code = 'OTC_CONNECT_TIMEOUT';
