@@ -211,6 +211,11 @@ export interface CreateOptions extends TemplateOptions {
    * is written unless all pass (else an `OperationError`, `operation: 'Preflight'`); under `dryRun` that wave
    * is the whole call. `'schema'`: typing only, then the applies in order. */
   preflight?: 'server' | 'schema' | undefined;
+  /** Take over an existing object this `fieldManager` does not manage (no owner label naming it, no Apply
+   * entry of it): `created: false` and an `OTC_ADOPTED` warning each. Default `false`: such an object refuses
+   * the create in the pre-flight (`OTC_NOT_ADOPTED`), nothing written. A replay delete then relinquishes an
+   * adopted object that its first manager still declares, instead of deleting it. */
+  adopt?: boolean | undefined;
 }
 
 /**
