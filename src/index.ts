@@ -11,7 +11,6 @@ import {
   assertValid,
   deleteAll,
   type DeleteFlags,
-  deleteOwned,
   isReferenceCall,
   onReferenceTargets,
   onTemplateTargets,
@@ -32,6 +31,7 @@ import type {
   TemplateOptions,
   TemplateParameters,
 } from './types.ts';
+import { checkAdoption, deleteOwned } from './owned.ts';
 import { openConnection } from './connection/connect.ts';
 import { checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, templateCall, traceOperation } from './connection/tracing.ts';
@@ -203,7 +203,9 @@ export async function create(
   return onTemplateTargets('create', template, parameters, options, async (op, targets, o) => {
     const typed = await typeTargets(op, targets, o.fieldValidation ?? 'Strict');
     const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
-    return o.preflight === 'schema' ? createTypedOnly(op, typed, flags) : createChecked(op, typed, flags);
+    if (o.preflight !== 'schema') return createChecked(op, typed, { ...flags, adopt: o.adopt });
+    await checkAdoption(op, typed, { ...flags, adopt: o.adopt }); // no dry runs said which exist: all read
+    return createTypedOnly(op, typed, flags);
   });
 }
 

@@ -19,6 +19,7 @@ import { isRecord } from './util/json.ts';
 import { normalizeSecret } from './checks/secrets.ts';
 import { describeRef } from './checks/refs.ts';
 import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
+import { withOwnerLabel } from './checks/ownership.ts';
 import {
   type Target,
   type Untyped,
@@ -205,6 +206,8 @@ export async function typeTargets(
 export interface ApplyFlags {
   fieldManager: string;
   dryRun: boolean;
+  /** Take over existing objects this manager does not manage (CreateOptions.adopt). */
+  adopt?: boolean | undefined;
 }
 
 export async function applyAll(
@@ -245,7 +248,8 @@ export async function write(
     // The field manager on the POST too: kube-apiserver records the create under it.
     query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
     ...(post ? {} : { contentType: 'application/apply-patch+yaml' }),
-    body: normalizeSecret(target.object),
+    // The rendered object plus the label that marks it as this field manager's (checks/ownership.ts).
+    body: withOwnerLabel(normalizeSecret(target.object), flags.fieldManager),
     step: 'Apply',
     target: describeRef(ref),
     object: warningTarget(ref),

@@ -17,6 +17,7 @@ import {
   warningTarget,
 } from './operations.ts';
 import { applyFoundNothing } from './checks/created-by-post.ts';
+import { checkAdoption } from './owned.ts';
 import {
   batchPrerequisite,
   dryRunMayWrite,
@@ -233,7 +234,13 @@ export async function createChecked(
   targets: readonly Target[],
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
-  const { refs, deferred } = await waveAndQuotas(op, targets, flags);
+  const { refs, deferred, unverified } = await waveAndQuotas(op, targets, flags);
+  const unanswered = new Set([...deferred, ...unverified.map((u) => u.target)]);
+  await checkAdoption(
+    op,
+    targets.filter((t, i) => refs[i]?.created === false || unanswered.has(t)),
+    flags,
+  );
   if (flags.dryRun) return refs.map((ref) => ({ ...ref, dryRun: true }));
   return applyAll(op, targets, flags, async (target) => {
     if (!deferred.has(target)) return;

@@ -55,9 +55,14 @@ describe('apply bodies', () => {
     ]);
     for (const patch of patches) {
       expect(patch.contentType).toBe('application/apply-patch+yaml');
+      // The rendered object plus the owner label that marks it as this field manager's.
       expect(JSON.parse(patch.body)).toEqual({
         ...deployment,
-        metadata: { ...deployment.metadata, namespace: 'workers' },
+        metadata: {
+          ...deployment.metadata,
+          namespace: 'workers',
+          labels: { 'openshift-template-client/field-manager': 'mini-scheduler' },
+        },
       });
     }
     const stored = h.sim.getObject('apps/v1', 'Deployment', 'workers', 'web');
@@ -104,9 +109,12 @@ describe('apply bodies', () => {
       apiVersion: 'v1',
       propagationPolicy: 'Foreground',
       dryRun: ['All'],
-      // The replay read the object first and deletes only that one.
+      // The replay read the object first and deletes only that one, as it read it.
       preconditions: {
         uid: (h.sim.getObject('v1', 'ConfigMap', 'workers', 'dry-config')?.metadata as { uid: string }).uid,
+        resourceVersion: (
+          h.sim.getObject('v1', 'ConfigMap', 'workers', 'dry-config')?.metadata as { resourceVersion: string }
+        ).resourceVersion,
       },
     });
     await ocp.delete('worker-template', { VM_NAME: 'dry' }, { ...WORKER, api });
