@@ -247,16 +247,18 @@ export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
  * ```
  */
 export interface DeleteOptions extends TemplateOptions {
-  /** Ask the server to check the deletion without performing it (`dryRun: ["All"]`). */
+  /** Ask the server to check the deletion without performing it (`dryRun: ["All"]`); an `ImageStreamTag` or
+   * `ImageTag` is not sent (its storage deleted for real before openshift/openshift-apiserver#511). */
   dryRun?: boolean | undefined;
   /** Default: the server's for each kind. */
   propagationPolicy?: PropagationPolicy | undefined;
   /** The field manager `create()` applied with; default `'mini-scheduler'`, create's. */
   fieldManager?: string | undefined;
   /**
-   * `'manager'` (default): read every object, delete only those `fieldManager` owns (an Apply entry
-   * of the main resource; for authorization.openshift.io Role and RoleBinding also Update), each
-   * with the read UID as a precondition, and leave the others alone. `'any'`: delete by name.
+   * `'manager'` (default): read every object, delete only those labelled with `fieldManager` (on an
+   * object from before the label, an Apply entry of it), each pinned to the UID and resourceVersion
+   * read, relinquish those another manager declares too, and leave the others alone. `'any'`: delete
+   * by name.
    */
   ownership?: 'manager' | 'any' | undefined;
 }
