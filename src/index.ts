@@ -4,17 +4,16 @@
  *
  * @packageDocumentation
  */
-import { contextFor, readAll, typeTargets } from './operations.ts';
+import { assertValid, contextFor, readAll, typeTargets, withConnection } from './operations.ts';
 import { renderTemplate } from './render.ts';
-import { createChecked, createTypedOnly } from './preflight.ts';
+import { checkAdoption, createChecked, createTypedOnly } from './preflight.ts';
 import {
-  assertValid,
   deleteAll,
   type DeleteFlags,
+  deleteOwned,
   isReferenceCall,
   onReferenceTargets,
   onTemplateTargets,
-  withConnection,
 } from './modes.ts';
 import type {
   Connection,
@@ -31,7 +30,6 @@ import type {
   TemplateOptions,
   TemplateParameters,
 } from './types.ts';
-import { checkAdoption, deleteOwned } from './owned.ts';
 import { openConnection } from './connection/connect.ts';
 import { checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, templateCall, traceOperation } from './connection/tracing.ts';

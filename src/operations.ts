@@ -1,12 +1,15 @@
-// The steps the five operations are made of (rendering is render.ts, deleting modes.ts): resolve
-// targets, type them against the server's schema, apply, read.
+// The steps the five operations are made of (rendering and resolving targets is render.ts,
+// deleting modes.ts): the Connection an operation runs on, typing against the server's schema,
+// apply, read.
 import { debuglog } from 'node:util';
 import type { Operation, WarningRoute } from './connection/warnings.ts';
-import type { ClusterConnection } from './connection/connection.ts';
+import { ClusterConnection } from './connection/connection.ts';
+import { openConnection } from './connection/connect.ts';
 import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from './connection/requests.ts';
 import { OperationError, type Redactor, redactProblem, RequestError, ValidationError } from './errors.ts';
 import type { RequestStep } from './outcome.ts';
 import type {
+  CommonOptions,
   CreatedRef,
   FieldValidation,
   KubernetesObject,
@@ -329,4 +332,36 @@ export function asRequestError(error: unknown, step: RequestStep, ref: ResourceR
     outcome: 'unknown',
     resource: warningTarget(ref),
   });
+}
+
+/** Runs `work` on the caller's connection (left open) or on one of its own (always closed). */
+export async function withConnection<T>(
+  operation: string,
+  options: CommonOptions,
+  work: (connection: ClusterConnection) => Promise<T>,
+): Promise<T> {
+  if (options.api !== undefined) {
+    if (!(options.api instanceof ClusterConnection)) {
+      throw new ValidationError(operation, ['api must be a Connection returned by connect()']);
+    }
+    // The code a request in flight gets when close() ends it: a scheduler checks one code.
+    if (options.api.closed)
+      throw new ValidationError(operation, ['api is a closed Connection'], 'OTC_CONNECTION_CLOSED');
+    return work(options.api);
+  }
+  // The operation's signal covers its own connection too: loading, the check request, the pool.
+  const connection = await openConnection({
+    ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  try {
+    return await work(connection);
+  } finally {
+    await connection.close();
+  }
+}
+
+export function assertValid(operation: string, issues: string[]): void {
+  if (issues.length > 0) throw new ValidationError(operation, issues);
 }

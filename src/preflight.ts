@@ -10,14 +10,16 @@ import {
   type ApplyFlags,
   applyAll,
   asError,
+  asRequestError,
   type OperationContext,
+  readOne,
   send,
   segment,
   write,
   warningTarget,
 } from './operations.ts';
 import { applyFoundNothing } from './checks/created-by-post.ts';
-import { checkAdoption } from './owned.ts';
+import { adoptionChecked, isMine, notAdoptedText } from './checks/ownership.ts';
 import {
   batchPrerequisite,
   dryRunMayWrite,
@@ -218,6 +220,61 @@ async function waveAndQuotas(
   if (namespace !== undefined && quotas.value !== undefined)
     checkBatchQuota(op, namespace, quotas.value, targets, waved.value.refs);
   return waved.value;
+}
+
+/**
+ * create()'s adoption check, before the first write: reads each given target (those whose dry run
+ * answered 200, or every target without the dry runs) and refuses, one failure each, any that this
+ * field manager does not manage (checks/ownership.ts isMine), naming its managers, with
+ * OperationError('Preflight'): nothing written. With `adopt` they are taken over, said each. Kinds
+ * whose storage keeps no labels are not read. A read's own failure (a 403, the signal) refuses too:
+ * nothing is taken over without knowing whose it is.
+ *
+ * @example
+ * await checkAdoption(op, existing, { fieldManager: 'mini-scheduler', dryRun: false });
+ */
+export async function checkAdoption(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: ApplyFlags,
+): Promise<void> {
+  const checked = targets.filter((t) => adoptionChecked(t.ref));
+  const reads = await Promise.allSettled(
+    checked.map((t) =>
+      readOne(op, t).catch((error: unknown) => {
+        if (error instanceof RequestError && error.statusCode === 404) return null;
+        throw error;
+      }),
+    ),
+  );
+  const failures: OperationFailure[] = [];
+  for (const [i, read] of reads.entries()) {
+    const target = checked[i];
+    if (target === undefined) continue;
+    if (read.status === 'rejected') {
+      failures.push({ resource: target.ref, error: asRequestError(read.reason, 'Get', target.ref) });
+      continue;
+    }
+    if (read.value === null || isMine(read.value, flags.fieldManager, target.ref)) continue;
+    if (flags.adopt === true) {
+      const text = `${describeRef(target.ref)} is taken over (adopt: true): ${notAdoptedText(flags.fieldManager, read.value, true)}`;
+      const about = { code: 'OTC_ADOPTED', target: warningTarget(target.ref) } as const;
+      op.connection.notify({ text: op.redact(text), operation: op.operation, ...about }, op.warnings);
+      continue;
+    }
+    const error = new RequestError(
+      'Apply',
+      describeRef(target.ref),
+      notAdoptedText(flags.fieldManager, read.value),
+      {
+        code: 'OTC_NOT_ADOPTED',
+        outcome: 'refused',
+        resource: warningTarget(target.ref),
+      },
+    );
+    failures.push({ resource: target.ref, error });
+  }
+  if (failures.length > 0) throw new OperationError('Preflight', [], failures);
 }
 
 /**

@@ -3,6 +3,7 @@
 // rule a template-mode delete and create()'s adoption check follow, so that a replay deletes only
 // what its own field manager made, gives up what another also wants, and leaves the rest.
 import { createHash } from 'node:crypto';
+import { OperationError, RequestError } from '../errors.ts';
 import type { DeleteResult, ResourceRef } from '../types.ts';
 import { isRecord } from '../util/json.ts';
 import { resourceCreatedByPost } from './created-by-post.ts';
@@ -52,7 +53,12 @@ export function withOwnerLabel(
   };
 }
 
-/** The owner label's value on a live object, `undefined` on one without it (applied before it). */
+/**
+ * The owner label's value on a live object, `undefined` on one without it (applied before it).
+ *
+ * @example
+ * ownerLabelOf({ metadata: { labels: { [OWNER_LABEL]: 'nightly' } } }); // 'nightly'
+ */
 export function ownerLabelOf(object: unknown): string | undefined {
   const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
   const value = isRecord(metadata.labels) ? metadata.labels[OWNER_LABEL] : undefined;
@@ -81,6 +87,9 @@ export function adoptionChecked(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): 
  * names), and `oc` itself, the name kube-apiserver gives an oc command that sends no field
  * manager (the first word of its User-Agent). An Update entry of one of these declares the object;
  * a controller's Update entry does not.
+ *
+ * @example
+ * CLIENT_TOOL_MANAGERS.includes('kubectl-create'); // true
  */
 export const CLIENT_TOOL_MANAGERS: readonly string[] = [
   'kubectl-client-side-apply',
@@ -90,10 +99,20 @@ export const CLIENT_TOOL_MANAGERS: readonly string[] = [
   'oc',
 ];
 
-/** One managedFields entry, as a delete result reports it. */
+/**
+ * One managedFields entry, as a delete result reports it.
+ *
+ * @example
+ * const entry: ManagerEntry = { manager: 'kubectl-create', operation: 'Update' };
+ */
 export type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
 
-/** The object's managedFields entries in the server's order; malformed entries are skipped. */
+/**
+ * The object's managedFields entries in the server's order; malformed entries are skipped.
+ *
+ * @example
+ * managersOf(live).map((m) => m.manager); // ['mini-scheduler', 'kube-controller-manager']
+ */
 export function managersOf(object: unknown): ManagerEntry[] {
   const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
   const entries = Array.isArray(metadata.managedFields) ? (metadata.managedFields as unknown[]) : [];
@@ -174,7 +193,10 @@ export function foreignMark(
  * Whether `fieldManager` owns the object: an entry of it for the main resource, made by an apply
  * (or by the POST `create()` falls back to where an apply cannot create the kind). An entry of a subresource (a
  * status write) does not count; other managers beside it (controllers co-own most workloads) do not
- * matter.
+ * matter. The evidence for objects from before the owner label.
+ *
+ * @example
+ * ownedBy(managersOf(live), 'mini-scheduler', { apiVersion: 'v1', kind: 'ConfigMap' }); // true
  */
 export function ownedBy(
   managers: readonly ManagerEntry[],
@@ -197,35 +219,109 @@ function listed(managers: readonly ManagerEntry[]): string {
   return `its field managers: ${each.join(', ')}`;
 }
 
-/** What a delete says about an object it left alone because another made it. */
-export function notOwnedText(
-  ref: ResourceRef,
-  fieldManager: string,
-  managers: readonly ManagerEntry[],
-): string {
+/**
+ * What a delete says about an object it left alone because another made it.
+ *
+ * @example
+ * notOwnedText(ref, 'mini-scheduler', live); // 'left ConfigMap "x" in namespace "y" alone: ...'
+ */
+export function notOwnedText(ref: ResourceRef, fieldManager: string, live: unknown): string {
   return (
-    `left ${describeRef(ref)} alone: field manager "${fieldManager}" did not apply it (${labelled(managers)}); ` +
+    `left ${describeRef(ref)} alone: field manager "${fieldManager}" did not apply it (${evidence(live)}); ` +
     'pass the fieldManager the create used, or ownership "any" to delete by name'
   );
 }
 
-function labelled(managers: readonly ManagerEntry[]): string {
-  return `no label ${OWNER_LABEL} naming it; ${listed(managers)}`;
+/** What the object says of its owners: the owner label, or its absence, and its managers. */
+function evidence(live: unknown): string {
+  const label = ownerLabelOf(live);
+  const mark = label === undefined ? `no label ${OWNER_LABEL}` : `label ${OWNER_LABEL}="${label}"`;
+  return `${mark}; ${listed(managersOf(live))}`;
 }
 
-/** Why create() refuses to take over an existing object (OTC_NOT_ADOPTED), or, `adopted`, what it took over. */
-export function notAdoptedText(
-  fieldManager: string,
-  managers: readonly ManagerEntry[],
-  adopted = false,
-): string {
-  const found = `the object exists and field manager "${fieldManager}" does not manage it (${labelled(managers)})`;
+/**
+ * Why create() refuses to take over an existing object (OTC_NOT_ADOPTED), or, `adopted`, what it
+ * took over.
+ *
+ * @example
+ * notAdoptedText('mini-scheduler', live); // 'the object exists and field manager ... does not manage it ...'
+ */
+export function notAdoptedText(fieldManager: string, live: unknown, adopted = false): string {
+  const found = `the object exists and field manager "${fieldManager}" does not manage it (${evidence(live)})`;
   return adopted
     ? found
     : `${found}; nothing was written: pass adopt: true to take it over, or give the job names no other object has`;
 }
 
-/** What a delete says about an object replaced between its read and its DELETE. */
+/**
+ * What a delete says about an object replaced between its read and its DELETE.
+ *
+ * @example
+ * replacedText(ref); // 'left ConfigMap "x" in namespace "y" alone: replaced by another object ...'
+ */
 export function replacedText(ref: ResourceRef): string {
   return `left ${describeRef(ref)} alone: replaced by another object of the same name after it was read (the UID precondition failed)`;
+}
+
+const identity = (ref: ResourceRef): Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'> => ({
+  apiVersion: ref.apiVersion,
+  kind: ref.kind,
+  name: ref.name,
+  namespace: ref.namespace,
+});
+
+/**
+ * The refusal of a replay that found the signature of a job created under another field manager:
+ * every target exists (`lives`: the read objects, `null` for a 404, `undefined` for a failed read)
+ * and carries the mark of one and the same other manager, none of this one. Deleting nothing is
+ * then right (none is this manager's), but resolving would hide the forgotten `fieldManager`.
+ * `undefined` for anything else, which resolves with the results.
+ *
+ * @example
+ * const refused = wrongManagerError(refs, lives, 'mini-scheduler');
+ * if (refused) throw refused; // OTC_WRONG_FIELD_MANAGER, nothing deleted
+ */
+export function wrongManagerError(
+  refs: readonly ResourceRef[],
+  lives: readonly unknown[],
+  fieldManager: string,
+): OperationError | undefined {
+  const marks = refs.map((ref, i) => {
+    const live = lives[i];
+    return live === undefined || live === null ? undefined : foreignMark(live, fieldManager, ref);
+  });
+  const [first] = marks;
+  if (first === undefined || !marks.every((m) => m === first)) return undefined;
+  const text =
+    `not deleted: it carries the mark of field manager "${first}" (its owner label, or its Apply entry), ` +
+    `not of "${fieldManager}", as every object of the job does; pass the fieldManager the create used (nothing was deleted)`;
+  // In deletion order, as every other delete failure is.
+  const failures = [...refs].reverse().map((ref) => ({
+    resource: ref,
+    error: new RequestError('Delete', describeRef(ref), text, {
+      code: 'OTC_WRONG_FIELD_MANAGER',
+      outcome: 'not-sent',
+      resource: identity(ref),
+    }),
+  }));
+  return new OperationError('Delete', [], failures);
+}
+
+/**
+ * The failure of a replay's target whose resourceVersion changed before every DELETE: the first,
+ * and one after each of `rereads` reads. Nothing was deleted.
+ *
+ * @example
+ * throw stillChangingError(ref, 3, conflict);
+ */
+export function stillChangingError(ref: ResourceRef, rereads: number, cause: RequestError): RequestError {
+  const detail =
+    `not deleted: its resourceVersion changed before each of ${rereads + 1} DELETEs, ` +
+    `the last ${rereads} after reading it again; run the replay again once it has settled`;
+  return new RequestError('Delete', describeRef(ref), detail, {
+    cause,
+    code: 'OTC_STILL_CHANGING',
+    outcome: 'refused',
+    resource: identity(ref),
+  });
 }
