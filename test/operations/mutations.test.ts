@@ -81,7 +81,17 @@ describe('apply bodies', () => {
       ...Array<unknown>(3).fill({ fieldManager, dryRun: 'All' }),
       ...Array<unknown>(3).fill({ fieldManager }),
     ]);
-    await ocp.delete('worker-template', { VM_NAME: 'escaped' }, { ...WORKER, api, fieldManager });
+    // No valid label value: the owner label carries its digest, and a replay under it finds its own.
+    const labels = h.sim.getObject('v1', 'ConfigMap', 'workers', 'escaped-config')?.metadata as {
+      labels?: Record<string, string>;
+    };
+    expect(labels.labels?.['openshift-template-client/field-manager']).toMatch(/^sha256-[0-9a-f]{40}$/);
+    const deleted = await ocp.delete(
+      'worker-template',
+      { VM_NAME: 'escaped' },
+      { ...WORKER, api, fieldManager },
+    );
+    expect(deleted.map((r) => r.deletion)).toEqual(['deleted', 'deleted', 'deleted']);
   });
 
   test('a custom field manager and dryRun=All: validated by the server, nothing persisted', async () => {
