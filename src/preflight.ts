@@ -215,6 +215,14 @@ async function waveAndQuotas(
   ]);
   if (waved.status === 'rejected') throw asError(waved.reason);
   if (quotas.status === 'rejected') throw asError(quotas.reason);
+  // Which objects exist (200), or may (no dry-run answer): before a warning says they will be applied.
+  const { refs, deferred, unverified } = waved.value;
+  const unanswered = new Set([...deferred, ...unverified.map((u) => u.target)]);
+  await checkAdoption(
+    op,
+    targets.filter((t, i) => refs[i]?.created === false || unanswered.has(t)),
+    flags,
+  );
   // Told only now that the objects will be applied: a refusal above applies nothing.
   for (const { target, text } of waved.value.unverified) tellUnverified(op, target, text);
   if (namespace !== undefined && quotas.value !== undefined)
@@ -291,13 +299,7 @@ export async function createChecked(
   targets: readonly Target[],
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
-  const { refs, deferred, unverified } = await waveAndQuotas(op, targets, flags);
-  const unanswered = new Set([...deferred, ...unverified.map((u) => u.target)]);
-  await checkAdoption(
-    op,
-    targets.filter((t, i) => refs[i]?.created === false || unanswered.has(t)),
-    flags,
-  );
+  const { refs, deferred } = await waveAndQuotas(op, targets, flags);
   if (flags.dryRun) return refs.map((ref) => ({ ...ref, dryRun: true }));
   return applyAll(op, targets, flags, async (target) => {
     if (!deferred.has(target)) return;

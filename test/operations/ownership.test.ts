@@ -106,6 +106,42 @@ describe('create() does not take over another manager object', () => {
     expect(kept?.data).toEqual({ note: 'theirs' });
     expect(labelsOf(kept)).toBeUndefined();
   });
+  test('a refusal comes before any warning that the objects will be applied unverified', async () => {
+    h.sim.seed(
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'own-7-config', namespace: 'workers' },
+        data: {},
+      },
+      'kubectl-create',
+    );
+    const template: ocp.TemplateObject = {
+      apiVersion: 'template.openshift.io/v1',
+      kind: 'Template',
+      metadata: { name: 'own-7' },
+      objects: [
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'own-7-config' }, data: { a: 'b' } },
+        {
+          apiVersion: 'image.openshift.io/v1',
+          kind: 'ImageStreamTag',
+          metadata: { name: 'own-7:latest' },
+          tag: { from: { kind: 'DockerImage', name: 'quay.io/example/app:1' } },
+        },
+      ],
+    };
+    const warnings: ocp.ServerWarning[] = [];
+    const onWarning = (w: ocp.ServerWarning): number => warnings.push(w);
+    const error = instance(
+      await rejection(ocp.create(template, {}, { namespace: 'workers', api, onWarning })),
+      ocp.OperationError,
+    );
+    expect(error.failures.map((f) => [f.resource.name, f.error.code])).toEqual([
+      ['own-7-config', 'OTC_NOT_ADOPTED'],
+    ]);
+    expect(warnings).toEqual([]);
+    expect(writes()).toEqual([]);
+  });
 });
 
 describe('a replay delete', () => {
