@@ -119,7 +119,11 @@ const CODES: Readonly<Record<OperationName, OperationErrorCode>> = {
 /** What every OperationError carries, whatever it was doing. */
 interface OperationErrorFields extends Error {
   readonly name: 'OperationError';
-  /** `OTC_APPLY_FAILED`, `OTC_DELETE_FAILED` or `OTC_PREFLIGHT_REFUSED`; each failure's own error says more. */
+  /**
+   * `OTC_APPLY_FAILED`, `OTC_DELETE_FAILED` or `OTC_PREFLIGHT_REFUSED`; `OTC_ABORTED` when the
+   * caller's signal ended it; `OTC_WRONG_FIELD_MANAGER` for a replay under another manager. Each
+   * failure's own error says more.
+   */
   readonly code: OperationErrorCode;
   /**
    * What the failures say of the objects they name: `'unknown'` when any of them may have been
@@ -211,10 +215,25 @@ export interface OperationErrorConstructor {
   readonly prototype: OperationError;
 }
 
-/** The outcome of the failures together: the least certain one wins. */
-function outcomeOf(failures: readonly OperationFailure[]): Outcome {
-  if (failures.some((f) => f.error.outcome === 'unknown')) return 'unknown';
+/**
+ * The outcome of the failures together: the least certain one wins. A pre-flight's requests are
+ * dry runs and reads, which store nothing whatever became of them (a kind whose dry run may write
+ * is never sent), so its failures are refusals or nothing.
+ */
+function outcomeOf(operation: OperationName, failures: readonly OperationFailure[]): Outcome {
+  if (operation !== 'Preflight' && failures.some((f) => f.error.outcome === 'unknown')) return 'unknown';
   return failures.some((f) => f.error.outcome === 'refused') ? 'refused' : 'not-sent';
+}
+
+/**
+ * The top-level code: a cancellation is one code wherever it struck (a scheduler checks one), a
+ * replay under another field manager's mark its own; else the operation's.
+ */
+function codeOf(operation: OperationName, failures: readonly OperationFailure[]): OperationErrorCode {
+  if (failures.some((f) => f.error.code === 'OTC_ABORTED')) return 'OTC_ABORTED';
+  if (failures.length > 0 && failures.every((f) => f.error.code === 'OTC_WRONG_FIELD_MANAGER'))
+    return 'OTC_WRONG_FIELD_MANAGER';
+  return CODES[operation];
 }
 
 class OperationFailed extends Error implements OperationErrorFields {
@@ -245,8 +264,8 @@ class OperationFailed extends Error implements OperationErrorFields {
       { cause },
     );
     this.operation = operation;
-    this.code = CODES[operation];
-    this.outcome = outcomeOf(failures);
+    this.code = codeOf(operation, failures);
+    this.outcome = outcomeOf(operation, failures);
     this.resources = resources;
     this.failures = failures;
   }

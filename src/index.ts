@@ -4,18 +4,16 @@
  *
  * @packageDocumentation
  */
-import { contextFor, readAll, typeTargets } from './operations.ts';
+import { assertValid, contextFor, readAll, typeTargets, withConnection } from './operations.ts';
 import { renderTemplate } from './render.ts';
-import { createChecked, createTypedOnly } from './preflight.ts';
+import { checkAdoption, createChecked, createTypedOnly } from './preflight.ts';
 import {
-  assertValid,
   deleteAll,
   type DeleteFlags,
   deleteOwned,
   isReferenceCall,
   onReferenceTargets,
   onTemplateTargets,
-  withConnection,
 } from './modes.ts';
 import type {
   Connection,
@@ -168,17 +166,17 @@ export async function process(
  * OpenAPI v3 schema (`fieldValidation`, default `'Strict'`) before any mutation, dry-runs every
  * one of them at once (`preflight`, default `'server'`: nothing is written unless the server passes
  * all), then server-side applies them in order with `fieldManager` (default `mini-scheduler`).
- * Conflicts are never forced. Core v1 Secrets have `stringData` folded into `data` first, on a copy. An object that
- * already exists under the same name is taken over (and a later template-mode delete removes
- * it): its ref says `created: false`.
+ * Conflicts are never forced. Core v1 Secrets have `stringData` folded into `data` first, on a copy. Each object
+ * carries the label `openshift-template-client/field-manager` naming `fieldManager`. An existing object this
+ * manager does not manage is refused in the pre-flight (`OTC_NOT_ADOPTED`) unless `adopt: true`.
  *
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - overrides; every name must be declared by the Template.
  * @param options - {@link CreateOptions}.
  * @returns a reference per object, in order, with the UID the server reported and `created`.
  * @throws {@link ValidationError} before any mutation, listing every problem.
- * @throws {@link OperationError} (`operation: 'Preflight'`) when the server refuses a dry run:
- *   nothing was written, one failure per refused object.
+ * @throws {@link OperationError} (`operation: 'Preflight'`) when the server refuses a dry run or an object
+ *   is not this manager's: nothing was written, one failure per refused object.
  * @throws {@link OperationError} (`operation: 'Apply'`) when an apply fails (the cluster changed
  *   after the pre-flight, or `preflight: 'schema'`): `resources` are the objects applied before
  *   it, `failures[0]` the one that failed. Nothing is rolled back.
@@ -204,9 +202,9 @@ export async function create(
     const mode = o.fieldValidation ?? 'Strict';
     const typed = await typeTargets(op, targets, mode);
     const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
-    return o.preflight === 'schema'
-      ? createTypedOnly(op, typed, flags)
-      : createChecked(op, typed, flags, mode);
+    if (o.preflight !== 'schema') return createChecked(op, typed, { ...flags, adopt: o.adopt }, mode);
+    await checkAdoption(op, typed, { ...flags, adopt: o.adopt }); // no dry runs said which exist: all read
+    return createTypedOnly(op, typed, flags);
   });
 }
 
@@ -318,19 +316,19 @@ export async function get(
 
 /**
  * Template mode: re-renders the Template with the same inputs (a fresh process, no saved state),
- * reads every object it names, then deletes in reverse order only those its `fieldManager` (create's
- * default, `'mini-scheduler'`) applied, each with the UID just read as a precondition. Another's
- * object, or one replaced since the read (409), is left alone and said so through `onWarning`; a
- * 404 counts as already gone; every target is attempted. Other field managers on an object (a
- * controller's) are reported, never a reason to keep it. An object `create()` took over
- * (`created: false`) carries the manager's entry too and is deleted; to keep it, delete the refs
- * with `created: true` in reference mode. `ownership: 'any'` deletes by name, without reading.
+ * reads every object it names, then in reverse order deletes those labelled with its `fieldManager` (create's
+ * default, `'mini-scheduler'`), pinned to the UID and resourceVersion just read (a 409: read and decide again,
+ * at most 3 times), and relinquishes those another manager declares too (`declarers`). Another's object, or one
+ * replaced since the read, is left alone and said so through `onWarning`; a 404 counts as already gone; every
+ * target is attempted. Controllers' entries are reported, never a reason to keep an object. A replay finding
+ * every object under one other manager's mark deletes nothing (`OTC_WRONG_FIELD_MANAGER`). `ownership: 'any'`
+ * deletes by name, without reading.
  *
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - the same overrides `create` was given.
  * @param options - {@link DeleteOptions}.
  * @returns a {@link DeleteResult} per object, in deletion order: `deletion` says what happened
- *   (`'deleted'`, `'already-gone'`, `'left-alone'` with its `reason`), `managers` who owns it. A
+ *   (`'deleted'`, `'already-gone'`, `'relinquished'`, `'left-alone'` with its `reason`), `managers` who owns it. A
  *   delete into a namespace that does not exist returns `[]` and reports it through `onWarning`.
  * @throws {@link ValidationError} before any deletion, listing every problem.
  * @throws {@link OperationError} (`operation: 'Delete'`) listing what was done and each failure

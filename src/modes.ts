@@ -1,12 +1,18 @@
-// How a call becomes work: its own Connection or the caller's, template mode (validate, render,
-// resolve and check every target) or reference mode (validate and resolve the refs); resolving a
-// target is discovery for its kind, then the checks before any mutation. The delete step lives here
-// because it differs by mode: a replay has no saved state, so it reads who owns each object first.
-import { openConnection } from './connection/connect.ts';
-import { ClusterConnection } from './connection/connection.ts';
+// How a call becomes work: template mode (validate, render, resolve and check every target) or
+// reference mode (validate and resolve the refs); rendering and resolving live in render.ts, the
+// Connection in operations.ts. The delete step
+// lives here because it differs by mode: reference mode deletes the refs it is given; a replay has
+// no saved state, so it reads every object and decides, object by object, from what the server
+// holds. The job's own (checks/ownership.ts: the owner label, or an Apply entry on an object from
+// before it) is deleted with the UID and resourceVersion it read as preconditions, so a change
+// after the read is seen (409) and decided again; one another manager also declares is
+// relinquished (this manager's fields given up by an apply of its identity alone), since in
+// server-side apply that object is shared; another's is left alone. A replay that finds every
+// object marked as one other manager's deletes nothing.
 import { isRecord } from './util/json.ts';
 import {
   asRequestError,
+  assertValid,
   contextFor,
   objectPath,
   type OperationContext,
@@ -14,66 +20,35 @@ import {
   send,
   uidOf,
   warningTarget,
+  withConnection,
   withUid,
 } from './operations.ts';
 import { describeRef } from './checks/refs.ts';
-import {
-  OperationError,
-  type OperationFailure,
-  redactProblem,
-  RequestError,
-  ValidationError,
-} from './errors.ts';
-import { managersOf, notOwnedText, ownedBy, replacedText } from './checks/ownership.ts';
-import { render, renderForDelete } from './render.ts';
+import { OperationError, type OperationFailure, RequestError, ValidationError } from './errors.ts';
+import { dryRunMayWrite } from './checks/preflight.ts';
+import { render, renderForDelete, resolveReferences, resolveTargets } from './render.ts';
 import { isTemplateObject, type TemplateSource } from './checks/template-source.ts';
 import type {
-  CommonOptions,
   DeleteResult,
   KubernetesObject,
-  ResourceRef,
   ReferenceOptions,
   TemplateObject,
   TemplateOptions,
   TemplateParameters,
+  WarningCode,
 } from './types.ts';
 import { checkReferenceArguments, checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, referenceCall, templateCall, traceOperation } from './connection/tracing.ts';
-import { checkRenderedObjects, type KindLookup, type Target } from './validate.ts';
-import { type Document, resourceForKind } from './connection/discovery.ts';
-import type { ValidationErrorCode } from './outcome.ts';
-
-/** Runs `work` on the caller's connection (left open) or on one of its own (always closed). */
-export async function withConnection<T>(
-  operation: string,
-  options: CommonOptions,
-  work: (connection: ClusterConnection) => Promise<T>,
-): Promise<T> {
-  if (options.api !== undefined) {
-    if (!(options.api instanceof ClusterConnection)) {
-      throw new ValidationError(operation, ['api must be a Connection returned by connect()']);
-    }
-    // The code a request in flight gets when close() ends it: a scheduler checks one code.
-    if (options.api.closed)
-      throw new ValidationError(operation, ['api is a closed Connection'], 'OTC_CONNECTION_CLOSED');
-    return work(options.api);
-  }
-  // The operation's signal covers its own connection too: loading, the check request, the pool.
-  const connection = await openConnection({
-    ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
-    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
-  try {
-    return await work(connection);
-  } finally {
-    await connection.close();
-  }
-}
-
-export function assertValid(operation: string, issues: string[]): void {
-  if (issues.length > 0) throw new ValidationError(operation, issues);
-}
+import type { Target } from './validate.ts';
+import {
+  isMine,
+  managersOf,
+  notOwnedText,
+  otherDeclarers,
+  replacedText,
+  stillChangingError,
+  wrongManagerError,
+} from './checks/ownership.ts';
 
 /**
  * Template mode: validate the arguments, render, resolve and check every target, then `act`.
@@ -137,144 +112,6 @@ export function isReferenceCall<R extends ReferenceOptions>(first: string | Temp
   return isRecord(first) && ('resources' in first || !isTemplateObject(first));
 }
 
-/** Discovery for every group-version the objects use (cached per connection), then all checks. */
-export async function resolveTargets(
-  op: OperationContext,
-  objects: readonly unknown[],
-  namespace: string,
-  badInput: ValidationErrorCode = 'OTC_UNSAFE_OBJECT',
-): Promise<Target[]> {
-  const apiVersions = new Set<string>();
-  for (const object of objects) {
-    if (isRecord(object) && typeof object.apiVersion === 'string' && object.apiVersion !== '')
-      apiVersions.add(object.apiVersion);
-  }
-  const documents = new Map<string, Document>();
-  const wait = { signal: op.signal, readMs: op.timeout.read };
-  // One after another: after a Connection's first operation every lookup is a cache hit, and over
-  // HTTP/1.1 lookups in parallel would open more sockets (more handshakes) for nothing.
-  for (const apiVersion of apiVersions) {
-    documents.set(apiVersion, await op.connection.discovery.get(apiVersion, wait, op.warnings));
-  }
-  const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
-    const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
-    return found ? { resource: found.name, namespaced: found.namespaced } : undefined;
-  };
-  // A kind the cached answer lacks may have appeared since (a CRD installed after connect(), or a
-  // transient 404): look again, once per operation, before refusing.
-  const missing = new Set<string>();
-  for (const object of objects) {
-    if (!isRecord(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string')
-      continue;
-    if (object.apiVersion !== '' && object.kind !== '' && !lookup(object.apiVersion, object.kind))
-      missing.add(object.apiVersion);
-  }
-  for (const apiVersion of missing) {
-    documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, wait, op.warnings));
-  }
-  const { targets, problems, notServed } = checkRenderedObjects(objects, namespace, lookup);
-  if (problems.length > 0)
-    throw new ValidationError(
-      op.operation,
-      problems.map((problem) => redactProblem(problem, op.redact)),
-      notServed ? 'OTC_KIND_NOT_SERVED' : badInput,
-    );
-  return targets;
-}
-
-/** Reference-mode targets: the refs themselves, each resolved through discovery. */
-export async function resolveReferences(
-  op: OperationContext,
-  resources: readonly ResourceRef[],
-): Promise<Target[]> {
-  const objects = resources.map((ref) => ({
-    apiVersion: ref.apiVersion,
-    kind: ref.kind,
-    metadata: { name: ref.name, namespace: ref.namespace },
-  }));
-  const namespace = resources[0]?.namespace ?? '';
-  const targets = await resolveTargets(op, objects, namespace, 'OTC_INVALID_ARGUMENT');
-  return targets.map((t, i) => {
-    const uid = resources[i]?.uid;
-    return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
-  });
-}
-
-/**
- * Template mode's delete: every target read first (at once over HTTP/2), then, in reverse order,
- * each one `fieldManager` owns deleted with the read UID as a precondition; one it does not own is
- * left alone and said so. A 404 on the read is already gone; any other failure of the read is the
- * target's failure. Every target is attempted.
- */
-export async function deleteOwned(
-  op: OperationContext,
-  targets: readonly Target[],
-  flags: DeleteFlags & { fieldManager: string },
-): Promise<DeleteResult[]> {
-  const reads = await readEach(op, targets);
-  const results: DeleteResult[] = [];
-  const failures: OperationFailure[] = [];
-  for (let i = targets.length - 1; i >= 0; i -= 1) {
-    const [target, read] = [targets[i], reads[i]];
-    if (target === undefined || read === undefined) continue;
-    try {
-      if (read.status === 'rejected') throw read.reason;
-      results.push(await deleteIfOwned(op, target, read.value, flags));
-    } catch (error) {
-      failures.push({ resource: target.ref, error: asRequestError(error, 'Delete', target.ref) });
-    }
-  }
-  if (failures.length > 0) throw new OperationError('Delete', results, failures);
-  return results;
-}
-
-/** Each target's live object, `null` for a 404; concurrent only where that costs no connections. */
-async function readEach(
-  op: OperationContext,
-  targets: readonly Target[],
-): Promise<PromiseSettledResult<KubernetesObject | null>[]> {
-  const read = (target: Target): Promise<KubernetesObject | null> =>
-    readOne(op, target).catch((error: unknown) => {
-      if (error instanceof RequestError && error.statusCode === 404) return null;
-      throw error;
-    });
-  if (op.connection.multiplexed) return Promise.allSettled(targets.map(read));
-  const reads: PromiseSettledResult<KubernetesObject | null>[] = [];
-  for (const target of targets) {
-    try {
-      reads.push({ status: 'fulfilled', value: await read(target) });
-    } catch (reason) {
-      reads.push({ status: 'rejected', reason });
-    }
-  }
-  return reads;
-}
-
-async function deleteIfOwned(
-  op: OperationContext,
-  target: Target,
-  live: KubernetesObject | null,
-  flags: DeleteFlags & { fieldManager: string },
-): Promise<DeleteResult> {
-  if (live === null) return { ...target.ref, deletion: 'already-gone' };
-  const managers = managersOf(live);
-  const uid = typeof live.metadata?.uid === 'string' ? live.metadata.uid : undefined;
-  const tell = (text: string, code: 'OTC_NOT_OWNED' | 'OTC_REPLACED'): void => {
-    op.connection.notify({ text, code, operation: 'delete', target: warningTarget(target.ref) }, op.warnings);
-  };
-  if (!ownedBy(managers, flags.fieldManager, target.ref)) {
-    tell(notOwnedText(target.ref, flags.fieldManager, managers), 'OTC_NOT_OWNED');
-    return { ...target.ref, ...(uid ? { uid } : {}), deletion: 'left-alone', reason: 'not-owned', managers };
-  }
-  try {
-    return { ...(await deleteOne(op, target, flags, uid)), managers };
-  } catch (error) {
-    if (!(error instanceof RequestError && error.statusCode === 409 && uid !== undefined)) throw error;
-    tell(replacedText(target.ref), 'OTC_REPLACED');
-    return { ...target.ref, deletion: 'left-alone', reason: 'replaced', managers };
-  }
-}
-
 export interface DeleteFlags {
   dryRun?: boolean | undefined;
   propagationPolicy?: string | undefined;
@@ -291,7 +128,10 @@ export async function deleteAll(
   const failures: OperationFailure[] = [];
   for (const target of [...targets].reverse()) {
     try {
-      deleted.push(await deleteOne(op, target, flags, flags.useUid ? target.ref.uid : undefined));
+      const uid = flags.useUid ? target.ref.uid : undefined;
+      if (skippedDryRun(op, target, flags))
+        deleted.push({ ...target.ref, deletion: 'deleted', dryRun: true });
+      else deleted.push(await deleteOne(op, target, flags, uid === undefined ? undefined : { uid }));
     } catch (error) {
       failures.push({ resource: target.ref, error: asRequestError(error, 'Delete', target.ref) });
     }
@@ -300,19 +140,62 @@ export async function deleteAll(
   return deleted;
 }
 
-/** One DELETE; a 404 counts as already gone. */
+/**
+ * Whether a dry-run delete of this target is not sent, said with the warning create()'s pre-flight
+ * gives: the image kinds' storage deleted for real on a dry run before openshift-apiserver#511
+ * (Delete calls UpdateImageStream without the options), and a server does not say whether it has
+ * the fix. Legacy RBAC deletes pass their options on in every release: sent.
+ *
+ * @example
+ * if (skippedDryRun(op, target, { dryRun: true, useUid: false })) console.log('not sent');
+ */
+export function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags): boolean {
+  if (flags.dryRun !== true || !dryRunMayWrite(target.ref)) return false;
+  const { ref } = target;
+  const text =
+    `${describeRef(ref)} is not dry-run deleted, so this result is unverified: openshift-apiserver before ` +
+    `openshift/openshift-apiserver#511 writes the image stream on a dry-run delete of ${ref.apiVersion} ${ref.kind}`;
+  const warning = {
+    code: 'OTC_DRY_RUN_UNVERIFIED',
+    text: op.redact(text),
+    target: warningTarget(ref),
+  } as const;
+  op.connection.notify({ ...warning, operation: op.operation }, op.warnings);
+  return true;
+}
+
+/**
+ * What a DELETE is pinned to: the UID (reference mode's ref, the replay's read) and, for the
+ * replay, the resourceVersion it read, so a change since the read answers 409 (apimachinery
+ * `Preconditions`). ImageStreamTag and ImageTag storages check only the image stream's UID.
+ *
+ * @example
+ * const pin: Pin = { uid: 'c0ffee', resourceVersion: '1042' };
+ */
+export interface Pin {
+  uid: string;
+  resourceVersion?: string | undefined;
+}
+
+/**
+ * One DELETE; a 404 counts as already gone.
+ *
+ * @example
+ * const result = await deleteOne(op, target, { useUid: true }, { uid: 'c0ffee' });
+ */
 export async function deleteOne(
   op: OperationContext,
   target: Target,
   flags: DeleteFlags,
-  uid: string | undefined,
+  pin: Pin | undefined,
 ): Promise<DeleteResult> {
   const body = {
     kind: 'DeleteOptions',
     apiVersion: 'v1',
     ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}),
     ...(flags.dryRun ? { dryRun: ['All'] } : {}),
-    ...(uid ? { preconditions: { uid } } : {}),
+    // A pin without a resourceVersion is sent as the UID alone (JSON leaves out undefined).
+    ...(pin ? { preconditions: pin } : {}),
   };
   try {
     const response = await send(op, {
@@ -324,11 +207,182 @@ export async function deleteOne(
       object: warningTarget(target.ref),
       redact: op.redact,
     });
-    const deleted = withUid(target.ref, uidOf(response.body) ?? uid ?? target.ref.uid);
+    const deleted = withUid(target.ref, uidOf(response.body) ?? pin?.uid ?? target.ref.uid);
     return { ...deleted, deletion: 'deleted', ...(flags.dryRun === true ? { dryRun: true } : {}) };
   } catch (error) {
     if (error instanceof RequestError && error.statusCode === 404)
       return { ...target.ref, deletion: 'already-gone' };
     throw error;
   }
+}
+
+/** Re-reads after a 409 before a target fails as still changing (controllers bump it with status writes). */
+const REREADS = 3;
+
+type ReplayFlags = DeleteFlags & { fieldManager: string };
+
+/**
+ * Template mode's delete: every target read first (at once over HTTP/2), then, in reverse order,
+ * each decided and deleted, relinquished or left alone. A 404 on the read is already gone; any other
+ * failure of the read is the target's failure. Every target is attempted.
+ *
+ * @example
+ * const results = await deleteOwned(op, targets, { useUid: false, fieldManager: 'mini-scheduler' });
+ */
+export async function deleteOwned(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: ReplayFlags,
+): Promise<DeleteResult[]> {
+  const reads = await readEach(op, targets);
+  const lives = reads.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
+  const foreign = wrongManagerError(
+    targets.map((t) => t.ref),
+    lives,
+    flags.fieldManager,
+  );
+  if (foreign !== undefined) throw foreign;
+  const results: DeleteResult[] = [];
+  const failures: OperationFailure[] = [];
+  for (let i = targets.length - 1; i >= 0; i -= 1) {
+    const [target, read] = [targets[i], reads[i]];
+    if (target === undefined || read === undefined) continue;
+    try {
+      if (read.status === 'rejected') throw read.reason;
+      results.push(await replayOne(op, target, read.value, flags));
+    } catch (error) {
+      failures.push({ resource: target.ref, error: asRequestError(error, 'Delete', target.ref) });
+    }
+  }
+  if (failures.length > 0) throw new OperationError('Delete', results, failures);
+  return results;
+}
+
+/** Each target's live object, `null` for a 404; concurrent only where that costs no connections. */
+async function readEach(
+  op: OperationContext,
+  targets: readonly Target[],
+): Promise<PromiseSettledResult<KubernetesObject | null>[]> {
+  if (op.connection.multiplexed) return Promise.allSettled(targets.map((t) => readLive(op, t)));
+  const reads: PromiseSettledResult<KubernetesObject | null>[] = [];
+  for (const target of targets) {
+    try {
+      reads.push({ status: 'fulfilled', value: await readLive(op, target) });
+    } catch (reason) {
+      reads.push({ status: 'rejected', reason });
+    }
+  }
+  return reads;
+}
+
+function readLive(op: OperationContext, target: Target): Promise<KubernetesObject | null> {
+  return readOne(op, target).catch((error: unknown) => {
+    if (error instanceof RequestError && error.statusCode === 404) return null;
+    throw error;
+  });
+}
+
+/**
+ * One target: decided on what was read, and decided again on a fresh read after a 409 (the object
+ * changed since), at most {@link REREADS} times.
+ */
+async function replayOne(
+  op: OperationContext,
+  target: Target,
+  first: KubernetesObject | null,
+  flags: ReplayFlags,
+): Promise<DeleteResult> {
+  const { ref } = target;
+  const tell = (text: string, code: WarningCode): void => {
+    op.connection.notify({ text, code, operation: 'delete', target: warningTarget(ref) }, op.warnings);
+  };
+  let live = first;
+  for (let rereads = 0; ; rereads += 1) {
+    if (live === null) return { ...ref, deletion: 'already-gone' };
+    const managers = managersOf(live);
+    const uid = uidOf(live);
+    if (!isMine(live, flags.fieldManager, ref)) {
+      tell(notOwnedText(ref, flags.fieldManager, live), 'OTC_NOT_OWNED');
+      return { ...ref, ...(uid ? { uid } : {}), deletion: 'left-alone', reason: 'not-owned', managers };
+    }
+    const declarers = otherDeclarers(managers, flags.fieldManager);
+    if (skippedDryRun(op, target, flags)) {
+      const deletion = declarers.length > 0 ? 'relinquished' : 'deleted';
+      return { ...ref, ...(uid ? { uid } : {}), deletion, dryRun: true, managers };
+    }
+    if (declarers.length > 0) return relinquish(op, target, flags, { uid, managers, declarers, tell });
+    const version = live.metadata?.resourceVersion;
+    const resourceVersion = typeof version === 'string' ? version : undefined;
+    try {
+      const pin = uid === undefined ? undefined : { uid, resourceVersion };
+      return { ...(await deleteOne(op, target, flags, pin)), managers };
+    } catch (error) {
+      if (!(error instanceof RequestError && error.statusCode === 409 && uid !== undefined)) throw error;
+      if (rereads === REREADS) throw stillChangingError(ref, REREADS, error);
+      live = await readLive(op, target);
+      if (live !== null && uidOf(live) !== uid) {
+        tell(replacedText(ref), 'OTC_REPLACED');
+        return { ...ref, deletion: 'left-alone', reason: 'replaced', managers };
+      }
+    }
+  }
+}
+
+interface Shared {
+  uid: string | undefined;
+  managers: DeleteResult['managers'];
+  declarers: string[];
+  tell: (text: string, code: WarningCode) => void;
+}
+
+/**
+ * Gives up this manager's share of an object others declare too: an apply of its identity alone,
+ * so the fields only this manager owned (its owner label among them) go and the object stays. A
+ * refusal leaves it alone, said; any other failure is the target's.
+ */
+async function relinquish(
+  op: OperationContext,
+  target: Target,
+  flags: ReplayFlags,
+  { uid, managers, declarers, tell }: Shared,
+): Promise<DeleteResult> {
+  const { ref } = target;
+  const kept = { ...ref, ...(uid ? { uid } : {}), managers, declarers };
+  let answer: Awaited<ReturnType<typeof send>>;
+  try {
+    answer = await send(op, {
+      method: 'PATCH',
+      path: objectPath(ref.apiVersion, target.resource, ref.namespace, ref.name),
+      query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun === true ? 'All' : undefined },
+      contentType: 'application/apply-patch+yaml',
+      body: {
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        metadata: { name: ref.name, namespace: ref.namespace },
+      },
+      step: 'Apply',
+      target: describeRef(ref),
+      object: warningTarget(ref),
+      redact: op.redact,
+    });
+  } catch (error) {
+    if (!(error instanceof RequestError && error.outcome === 'refused')) throw error;
+    if (error.statusCode === 404) return { ...ref, deletion: 'already-gone' };
+    const names = declarers.map((d) => `"${d}"`).join(', ');
+    tell(
+      op.redact(
+        `left ${describeRef(ref)} alone: ${names} declare it too, and giving up its fields was refused: ${error.message}`,
+      ),
+      'OTC_NOT_RELINQUISHED',
+    );
+    return { ...kept, deletion: 'left-alone', reason: 'co-declared' };
+  }
+  // An apply creates what is absent: the object went between the read and this apply (201), so the
+  // bare object it just made is removed again by its UID, and nothing of the job is left.
+  if (answer.code === 201) {
+    const made = uidOf(answer.body);
+    if (flags.dryRun !== true && made !== undefined) await deleteOne(op, target, flags, { uid: made });
+    return { ...ref, deletion: 'already-gone' };
+  }
+  return { ...kept, deletion: 'relinquished', ...(flags.dryRun === true ? { dryRun: true } : {}) };
 }

@@ -1,12 +1,15 @@
-// The steps the five operations are made of (rendering is render.ts, deleting modes.ts): resolve
-// targets, type them against the server's schema, apply, read.
+// The steps the five operations are made of (rendering and resolving targets is render.ts,
+// deleting modes.ts): the Connection an operation runs on, typing against the server's schema,
+// apply, read.
 import { debuglog } from 'node:util';
 import type { Operation, WarningRoute } from './connection/warnings.ts';
-import type { ClusterConnection } from './connection/connection.ts';
+import { ClusterConnection } from './connection/connection.ts';
+import { openConnection } from './connection/connect.ts';
 import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from './connection/requests.ts';
 import { OperationError, type Redactor, redactProblem, RequestError, ValidationError } from './errors.ts';
 import type { RequestStep } from './outcome.ts';
 import type {
+  CommonOptions,
   CreatedRef,
   FieldValidation,
   KubernetesObject,
@@ -19,6 +22,8 @@ import { isRecord } from './util/json.ts';
 import { normalizeSecret } from './checks/secrets.ts';
 import { describeRef } from './checks/refs.ts';
 import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
+import { withOwnerLabel } from './checks/ownership.ts';
+import type { QuotaRead } from './checks/quota.ts';
 import {
   type Target,
   type Untyped,
@@ -205,6 +210,8 @@ export async function typeTargets(
 export interface ApplyFlags {
   fieldManager: string;
   dryRun: boolean;
+  /** Take over existing objects this manager does not manage (CreateOptions.adopt). */
+  adopt?: boolean | undefined;
 }
 
 export async function applyAll(
@@ -231,12 +238,16 @@ export async function applyAll(
   return applied;
 }
 
-/** One write of create(): an apply, or the POST of what apply cannot create (checks/created-by-post.ts). */
+/**
+ * One write of create(): an apply, or the POST of what apply cannot create (checks/created-by-post.ts).
+ * `tell: false` keeps the POST's warning back, for a pre-flight dry run whose write tells it later.
+ */
 export async function write(
   op: OperationContext,
   target: Target,
   flags: ApplyFlags,
   post: boolean,
+  tell = true,
 ): Promise<CreatedRef> {
   const { ref } = target;
   const { code, body } = await send(op, {
@@ -245,19 +256,47 @@ export async function write(
     // The field manager on the POST too: kube-apiserver records the create under it.
     query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
     ...(post ? {} : { contentType: 'application/apply-patch+yaml' }),
-    body: normalizeSecret(target.object),
+    // The rendered object plus the label that marks it as this field manager's (checks/ownership.ts).
+    body: withOwnerLabel(normalizeSecret(target.object), flags.fieldManager),
     step: 'Apply',
     target: describeRef(ref),
     object: warningTarget(ref),
     redact: op.redact,
   });
-  if (post) {
+  if (post && tell) {
     const text = op.redact(createdByPostText(ref, flags.dryRun));
     const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(ref) } as const;
     op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
   }
   // A dry run's UID is one the server made up for an object it did not store: marked as such.
   return { ...withUid(ref, uidOf(body)), created: code === 201, ...(flags.dryRun ? { dryRun: true } : {}) };
+}
+
+/**
+ * The one read of the target namespace's ResourceQuotas. A refusal (403 for a caller without
+ * `list resourcequotas`, which the README calls optional) or any other failure leaves the batch's
+ * sum unchecked, said once: it never fails the create.
+ *
+ * @example
+ * const read = await readQuotas(op, 'workers'); // { items } or { unread: why }
+ */
+export async function readQuotas(op: OperationContext, namespace: string): Promise<QuotaRead> {
+  try {
+    const { body } = await send(op, {
+      method: 'GET',
+      path: `/api/v1/namespaces/${segment(namespace)}/resourcequotas`,
+      step: 'Get',
+      target: `the ResourceQuotas of namespace "${namespace}"`,
+      redact: op.redact,
+    });
+    const items = isRecord(body) && Array.isArray(body.items) ? (body.items as unknown[]) : undefined;
+    return items === undefined ? { unread: 'the list had no items' } : { items };
+  } catch (error) {
+    if (!(error instanceof RequestError)) throw error;
+    return {
+      unread: `listing them answered ${error.statusCode === undefined ? error.code : String(error.statusCode)}`,
+    };
+  }
 }
 
 /**
@@ -325,4 +364,36 @@ export function asRequestError(error: unknown, step: RequestStep, ref: ResourceR
     outcome: 'unknown',
     resource: warningTarget(ref),
   });
+}
+
+/** Runs `work` on the caller's connection (left open) or on one of its own (always closed). */
+export async function withConnection<T>(
+  operation: string,
+  options: CommonOptions,
+  work: (connection: ClusterConnection) => Promise<T>,
+): Promise<T> {
+  if (options.api !== undefined) {
+    if (!(options.api instanceof ClusterConnection)) {
+      throw new ValidationError(operation, ['api must be a Connection returned by connect()']);
+    }
+    // The code a request in flight gets when close() ends it: a scheduler checks one code.
+    if (options.api.closed)
+      throw new ValidationError(operation, ['api is a closed Connection'], 'OTC_CONNECTION_CLOSED');
+    return work(options.api);
+  }
+  // The operation's signal covers its own connection too: loading, the check request, the pool.
+  const connection = await openConnection({
+    ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  try {
+    return await work(connection);
+  } finally {
+    await connection.close();
+  }
+}
+
+export function assertValid(operation: string, issues: string[]): void {
+  if (issues.length > 0) throw new ValidationError(operation, issues);
 }

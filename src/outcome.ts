@@ -148,6 +148,9 @@ export type RequestErrorCode =
   | 'OTC_SERVER_ERROR'
   | 'OTC_HTTP_ERROR'
   | 'OTC_QUOTA_EXCEEDED'
+  | 'OTC_STILL_CHANGING'
+  | 'OTC_NOT_ADOPTED'
+  | 'OTC_WRONG_FIELD_MANAGER'
   | 'OTC_UNEXPECTED';
 
 /**
@@ -172,15 +175,22 @@ export type ValidationErrorCode =
   | 'OTC_PROXY_CONFIG';
 
 /**
- * The stable codes of `OperationError`: `OTC_PREFLIGHT_REFUSED` when create()'s dry-run wave found
- * refusals and nothing was written.
+ * The stable codes of `OperationError`: `OTC_PREFLIGHT_REFUSED` when create()'s pre-flight found
+ * refusals and nothing was written; `OTC_ABORTED` whenever the caller's signal ended the operation
+ * (`outcome` says what may have been written); `OTC_WRONG_FIELD_MANAGER` when a replay delete
+ * found every object marked as another field manager's and deleted nothing.
  *
  * @example
  * ```ts
  * if (error instanceof ocp.OperationError && error.code === 'OTC_APPLY_FAILED') console.error(error.failures);
  * ```
  */
-export type OperationErrorCode = 'OTC_APPLY_FAILED' | 'OTC_DELETE_FAILED' | 'OTC_PREFLIGHT_REFUSED';
+export type OperationErrorCode =
+  | 'OTC_APPLY_FAILED'
+  | 'OTC_DELETE_FAILED'
+  | 'OTC_PREFLIGHT_REFUSED'
+  | 'OTC_ABORTED'
+  | 'OTC_WRONG_FIELD_MANAGER';
 
 /**
  * Every code an error of this library carries.

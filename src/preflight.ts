@@ -11,21 +11,17 @@ import {
   applyAll,
   asError,
   asRequestError,
-  objectPath,
   type OperationContext,
-  send,
-  segment,
+  readOne,
+  readQuotas,
   typeTargets,
-  uidOf,
-  withUid,
   write,
   warningTarget,
 } from './operations.ts';
 import { refusedAsUntyped } from './connection/openapi.ts';
 import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
-import { normalizeSecret } from './checks/secrets.ts';
-import { type QuotaRead, quotaVerdict } from './checks/quota.ts';
-import { isRecord } from './util/json.ts';
+import { adoptionChecked, isMine, notAdoptedError, notAdoptedText } from './checks/ownership.ts';
+import { quotaVerdict } from './checks/quota.ts';
 import {
   batchPrerequisite,
   dryRunMayWrite,
@@ -52,26 +48,6 @@ const unanswered = (target: Target, unverified: string): DryRun => ({
   ref: { ...target.ref, created: true },
   unverified,
 });
-
-/**
- * The dry run of the POST that creates a kind apply cannot create (checks/created-by-post.ts),
- * sent as write() sends it but without its warning: the warning belongs to the write, told once
- * the wave passes.
- */
-async function dryRunPost(op: OperationContext, target: Target, flags: ApplyFlags): Promise<CreatedRef> {
-  const { ref } = target;
-  const { code, body } = await send(op, {
-    method: 'POST',
-    path: objectPath(ref.apiVersion, target.resource, ref.namespace),
-    query: { fieldManager: flags.fieldManager, dryRun: 'All' },
-    body: normalizeSecret(target.object),
-    step: 'Apply',
-    target: describeRef(ref),
-    object: warningTarget(ref),
-    redact: op.redact,
-  });
-  return { ...withUid(ref, uidOf(body)), created: code === 201, dryRun: true };
-}
 
 /** Whether a dry run was refused as untyped (rule 22): typed with a schema older than the server's. */
 const untyped = (answer: DryRun): boolean =>
@@ -159,7 +135,7 @@ async function dryRun(
     if (!applyFoundNothing(target.ref, error.statusCode, error.status)) return failed(error);
     posted = true;
     try {
-      return { ref: await dryRunPost(op, target, flags), posted };
+      return { ref: await write(op, target, { ...flags, dryRun: true }, true, false), posted };
     } catch (postError) {
       if (!(postError instanceof RequestError)) throw postError;
       return failed(postError);
@@ -250,35 +226,10 @@ async function wave(
 }
 
 /**
- * The one read of the target namespace's ResourceQuotas. A refusal (403 for a caller without
- * `list resourcequotas`, which the README calls optional) or any other failure leaves the batch's
- * sum unchecked, said once: it never fails the create.
- */
-async function readQuotas(op: OperationContext, namespace: string): Promise<QuotaRead> {
-  try {
-    const { body } = await send(op, {
-      method: 'GET',
-      path: `/api/v1/namespaces/${segment(namespace)}/resourcequotas`,
-      step: 'Get',
-      target: `the ResourceQuotas of namespace "${namespace}"`,
-      redact: op.redact,
-    });
-    const items = isRecord(body) && Array.isArray(body.items) ? (body.items as unknown[]) : undefined;
-    return items === undefined ? { unread: 'the list had no items' } : { items };
-  } catch (error) {
-    if (!(error instanceof RequestError)) throw error;
-    return {
-      unread: `listing them answered ${error.statusCode === undefined ? error.code : String(error.statusCode)}`,
-    };
-  }
-}
-
-/**
  * The wave, and beside it the one read of the namespace's ResourceQuotas; the call ends only when
  * both have, whichever fails. The read goes first: its answer is the quickest to come and to
  * read, so the stream or socket it frees carries the first dry run beyond the server's stream
- * limit (or the pool) one answer sooner. Sent last, it was the request held back, and a wave of
- * 100 objects over HTTP/2 took about 30 ms against the raw client's 20 (bench/stand-in-bench.ts).
+ * limit (or the pool) one answer sooner (docs/performance-preflight.md).
  */
 async function waveAndQuotas(
   op: OperationContext,
@@ -293,10 +244,16 @@ async function waveAndQuotas(
   ]);
   if (waved.status === 'rejected') throw asError(waved.reason);
   if (quotas.status === 'rejected') throw asError(quotas.reason);
-  const { refs, deferred, unverified } = waved.value;
-  // The batch's sum over the objects it would create; those no dry run settled make it an estimate.
+  const { targets: sent, refs, deferred, unverified } = waved.value;
+  // Which objects exist (200), or may (no dry-run answer), before anything says they will be applied.
   const unsure = new Set([...deferred, ...unverified.map((u) => u.target)]);
-  const created = waved.value.targets
+  await checkAdoption(
+    op,
+    sent.filter((t, i) => refs[i]?.created === false || unsure.has(t)),
+    flags,
+  );
+  // The batch's sum over the objects it would create; those no dry run settled make it an estimate.
+  const created = sent
     .filter((_, i) => refs[i]?.created === true)
     .map((t) => ({ ref: t.ref, resource: t.resource, object: t.object, unsure: unsure.has(t) }));
   const read = quotas.value ?? { items: [] };
@@ -314,6 +271,54 @@ function partWay(error: unknown, before: readonly CreatedRef[], target: Target):
     return new OperationError('Apply', [...before, ...error.resources], error.failures);
   const failure = asRequestError(error, 'Apply', target.ref);
   return new OperationError('Apply', [...before], [{ resource: target.ref, error: failure }]);
+}
+
+/**
+ * create()'s adoption check, before the first write: reads each given target (those whose dry run
+ * answered 200, or every target without the dry runs) and refuses, one failure each, any that this
+ * field manager does not manage (checks/ownership.ts isMine), naming its managers, with
+ * OperationError('Preflight'): nothing written. With `adopt` they are taken over, said each. Kinds
+ * whose storage keeps no labels are not read. A read's own failure (a 403, the signal) refuses too:
+ * nothing is taken over without knowing whose it is.
+ *
+ * @example
+ * await checkAdoption(op, existing, { fieldManager: 'mini-scheduler', dryRun: false });
+ */
+export async function checkAdoption(
+  op: OperationContext,
+  targets: readonly Target[],
+  flags: ApplyFlags,
+): Promise<void> {
+  const checked = targets.filter((t) => adoptionChecked(t.ref));
+  const reads = await Promise.allSettled(
+    checked.map((t) =>
+      readOne(op, t).catch((error: unknown) => {
+        if (error instanceof RequestError && error.statusCode === 404) return null;
+        throw error;
+      }),
+    ),
+  );
+  const failures: OperationFailure[] = [];
+  for (const [i, read] of reads.entries()) {
+    const target = checked[i];
+    if (target === undefined) continue;
+    if (read.status === 'rejected') {
+      failures.push({ resource: target.ref, error: asRequestError(read.reason, 'Get', target.ref) });
+      continue;
+    }
+    if (read.value === null || isMine(read.value, flags.fieldManager, target.ref)) continue;
+    if (flags.adopt === true) {
+      const text = `${describeRef(target.ref)} is taken over (adopt: true): ${notAdoptedText(flags.fieldManager, read.value, true)}`;
+      const about = { code: 'OTC_ADOPTED', target: warningTarget(target.ref) } as const;
+      op.connection.notify({ text: op.redact(text), operation: op.operation, ...about }, op.warnings);
+      continue;
+    }
+    failures.push({
+      resource: target.ref,
+      error: notAdoptedError(target.ref, flags.fieldManager, read.value),
+    });
+  }
+  if (failures.length > 0) throw new OperationError('Preflight', [], failures);
 }
 
 /**

@@ -1,13 +1,23 @@
 // Rendering a Template on the server: read the stored one (or take the caller's), set the
-// parameters and labels in a copy, refuse random generators, and POST it to `processedtemplates`.
+// parameters and labels in a copy, refuse random generators, and POST it to `processedtemplates`;
+// then resolving what it rendered (or the refs given) into targets: discovery and the checks.
 import { debuglog } from 'node:util';
-import { makeRedactor, type Redactor, RequestError, ValidationError } from './errors.ts';
+import { makeRedactor, type Redactor, redactProblem, RequestError, ValidationError } from './errors.ts';
 import { isRecord } from './util/json.ts';
 import { type OperationContext, segment, send } from './operations.ts';
 import { secretParameterValues, secretValues } from './checks/secrets.ts';
 import { asProcessable, isTemplateObject, type TemplateSource } from './checks/template-source.ts';
-import type { KubernetesObject, TemplateOptions, TemplateParameters } from './types.ts';
-import { checkProcessedTemplate, prepareTemplate, unresolvedGenerators } from './validate.ts';
+import type { KubernetesObject, ResourceRef, TemplateOptions, TemplateParameters } from './types.ts';
+import {
+  checkProcessedTemplate,
+  checkRenderedObjects,
+  type KindLookup,
+  prepareTemplate,
+  type Target,
+  unresolvedGenerators,
+} from './validate.ts';
+import { type Document, resourceForKind } from './connection/discovery.ts';
+import type { ValidationErrorCode } from './outcome.ts';
 
 const TEMPLATE_API = '/apis/template.openshift.io/v1';
 const debug = debuglog('openshift-templates');
@@ -192,5 +202,68 @@ function notFoundWith(error: RequestError, advice: string): RequestError {
     ...(error.reason ? { reason: error.reason } : {}),
     ...(error.status ? { status: error.status } : {}),
     cause: error,
+  });
+}
+
+/** Discovery for every group-version the objects use (cached per connection), then all checks. */
+export async function resolveTargets(
+  op: OperationContext,
+  objects: readonly unknown[],
+  namespace: string,
+  badInput: ValidationErrorCode = 'OTC_UNSAFE_OBJECT',
+): Promise<Target[]> {
+  const apiVersions = new Set<string>();
+  for (const object of objects) {
+    if (isRecord(object) && typeof object.apiVersion === 'string' && object.apiVersion !== '')
+      apiVersions.add(object.apiVersion);
+  }
+  const documents = new Map<string, Document>();
+  const wait = { signal: op.signal, readMs: op.timeout.read };
+  // One after another: after a Connection's first operation every lookup is a cache hit, and over
+  // HTTP/1.1 lookups in parallel would open more sockets (more handshakes) for nothing.
+  for (const apiVersion of apiVersions) {
+    documents.set(apiVersion, await op.connection.discovery.get(apiVersion, wait, op.warnings));
+  }
+  const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
+    const found = resourceForKind(documents.get(apiVersion) ?? [], kind);
+    return found ? { resource: found.name, namespaced: found.namespaced } : undefined;
+  };
+  // A kind the cached answer lacks may have appeared since (a CRD installed after connect(), or a
+  // transient 404): look again, once per operation, before refusing.
+  const missing = new Set<string>();
+  for (const object of objects) {
+    if (!isRecord(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string')
+      continue;
+    if (object.apiVersion !== '' && object.kind !== '' && !lookup(object.apiVersion, object.kind))
+      missing.add(object.apiVersion);
+  }
+  for (const apiVersion of missing) {
+    documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, wait, op.warnings));
+  }
+  const { targets, problems, notServed } = checkRenderedObjects(objects, namespace, lookup);
+  if (problems.length > 0)
+    throw new ValidationError(
+      op.operation,
+      problems.map((problem) => redactProblem(problem, op.redact)),
+      notServed ? 'OTC_KIND_NOT_SERVED' : badInput,
+    );
+  return targets;
+}
+
+/** Reference-mode targets: the refs themselves, each resolved through discovery. */
+export async function resolveReferences(
+  op: OperationContext,
+  resources: readonly ResourceRef[],
+): Promise<Target[]> {
+  const objects = resources.map((ref) => ({
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: { name: ref.name, namespace: ref.namespace },
+  }));
+  const namespace = resources[0]?.namespace ?? '';
+  const targets = await resolveTargets(op, objects, namespace, 'OTC_INVALID_ARGUMENT');
+  return targets.map((t, i) => {
+    const uid = resources[i]?.uid;
+    return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
   });
 }

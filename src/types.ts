@@ -216,6 +216,11 @@ export interface CreateOptions extends TemplateOptions {
    * is written unless all pass (else an `OperationError`, `operation: 'Preflight'`); under `dryRun` that wave
    * is the whole call. `'schema'`: typing only, then the applies in order. */
   preflight?: 'server' | 'schema' | undefined;
+  /** Take over an existing object this `fieldManager` does not manage (no owner label naming it, no Apply
+   * entry of it): `created: false` and an `OTC_ADOPTED` warning each. Default `false`: such an object refuses
+   * the create in the pre-flight (`OTC_NOT_ADOPTED`), nothing written. A replay delete then relinquishes an
+   * adopted object that its first manager still declares, instead of deleting it. */
+  adopt?: boolean | undefined;
 }
 
 /**
@@ -247,16 +252,18 @@ export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
  * ```
  */
 export interface DeleteOptions extends TemplateOptions {
-  /** Ask the server to check the deletion without performing it (`dryRun: ["All"]`). */
+  /** Ask the server to check the deletion without performing it (`dryRun: ["All"]`); an `ImageStreamTag` or
+   * `ImageTag` is not sent (its storage deleted for real before openshift/openshift-apiserver#511). */
   dryRun?: boolean | undefined;
   /** Default: the server's for each kind. */
   propagationPolicy?: PropagationPolicy | undefined;
   /** The field manager `create()` applied with; default `'mini-scheduler'`, create's. */
   fieldManager?: string | undefined;
   /**
-   * `'manager'` (default): read every object, delete only those `fieldManager` owns (an Apply entry
-   * of the main resource; for authorization.openshift.io Role and RoleBinding also Update), each
-   * with the read UID as a precondition, and leave the others alone. `'any'`: delete by name.
+   * `'manager'` (default): read every object, delete only those labelled with `fieldManager` (on an
+   * object from before the label, an Apply entry of it), each pinned to the UID and resourceVersion
+   * read, relinquish those another manager declares too, and leave the others alone. `'any'`: delete
+   * by name.
    */
   ownership?: 'manager' | 'any' | undefined;
 }

@@ -83,7 +83,9 @@ class Exchange {
         const body = {
           kind: 'DeleteOptions',
           apiVersion: 'v1',
-          ...(options.uid === undefined ? {} : { preconditions: { uid: options.uid } }),
+          ...(options.uid === undefined && options.resourceVersion === undefined
+            ? {}
+            : { preconditions: { uid: options.uid, resourceVersion: options.resourceVersion } }),
           ...(options.propagationPolicy === undefined
             ? {}
             : { propagationPolicy: options.propagationPolicy }),

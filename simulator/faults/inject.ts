@@ -79,7 +79,8 @@ export async function applyFault(fault: FaultAction, request: FaultedRequest): P
       finish(fault.code);
       return;
     case 'change-first': {
-      fault.change();
+      // Held until the change is done: another client's request may be the change.
+      await fault.change();
       const answer = execute();
       send(response, answer);
       finish(answer.code);

@@ -71,9 +71,10 @@ export type FaultAction =
   /**
    * Run `change` first (a test changing what the server holds: another manager's write, a revoked
    * rule through `setRules`, which this very request then meets), then handle the request as usual:
-   * the cluster changed just before this request.
+   * the cluster changed just before this request. A change that returns a promise holds the
+   * request until it settles, so another client's own request can be the change.
    */
-  | { type: 'change-first'; change: () => void };
+  | { type: 'change-first'; change: () => unknown };
 
 export interface FaultRule {
   method?: string;

@@ -38,6 +38,9 @@ export function deleteOptionsFromBody(body: unknown): DeleteOptions {
   return {
     dryRun: dryRunValues(query, 'DeleteOptions'),
     ...(typeof preconditions.uid === 'string' ? { uid: preconditions.uid } : {}),
+    ...(typeof preconditions.resourceVersion === 'string'
+      ? { resourceVersion: preconditions.resourceVersion }
+      : {}),
     ...(typeof options.propagationPolicy === 'string'
       ? { propagationPolicy: options.propagationPolicy }
       : {}),

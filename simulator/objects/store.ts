@@ -37,6 +37,7 @@ export interface ApplyOptions extends WriteOptions {
 
 export interface DeleteOptions {
   uid?: string;
+  resourceVersion?: string;
   propagationPolicy?: string;
   dryRun: boolean;
 }
@@ -287,6 +288,14 @@ export class ObjectStore {
         { ...info, name: info.kind },
         name,
         `the UID in the precondition (${options.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+      );
+    }
+    const version = str(meta(live).resourceVersion);
+    if (options.resourceVersion !== undefined && options.resourceVersion !== version) {
+      throw conflict(
+        { ...info, name: info.kind },
+        name,
+        `the ResourceVersion in the precondition (${options.resourceVersion}) does not match the ResourceVersion in record (${version}). The object might have been modified`,
       );
     }
     const finalizers = Array.isArray(meta(live).finalizers) ? (meta(live).finalizers as Json[]) : [];

@@ -161,6 +161,8 @@ function checkMissing(missing: unknown, issues: Issues): void {
 function checkDeleteFlags(options: Record<string, unknown>, issues: Issues): void {
   if (options.dryRun !== undefined && typeof options.dryRun !== 'boolean')
     issues.push('dryRun must be a boolean');
+  if (options.adopt !== undefined && typeof options.adopt !== 'boolean')
+    issues.push('adopt must be a boolean');
   const policy = options.propagationPolicy;
   if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
     issues.push('propagationPolicy must be "Foreground", "Background" or "Orphan"');

@@ -21,6 +21,16 @@ function keyProblem(key: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a non-empty string is a valid label value (IsValidLabelValue).
+ *
+ * @example
+ * isLabelValue('mini-scheduler'); // true
+ */
+export function isLabelValue(value: string): boolean {
+  return value.length <= NAME_MAX && NAME.test(value);
+}
+
 function valueProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
   if (value === '') return undefined;

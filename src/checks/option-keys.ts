@@ -24,7 +24,7 @@ const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
     'onWarning',
   ],
   process: [...TEMPLATE_KEYS],
-  create: [...TEMPLATE_KEYS, 'fieldManager', 'dryRun', 'fieldValidation', 'preflight'],
+  create: [...TEMPLATE_KEYS, 'fieldManager', 'dryRun', 'fieldValidation', 'preflight', 'adopt'],
   get: [...TEMPLATE_KEYS, 'missing'],
   delete: [...TEMPLATE_KEYS, ...DELETE_KEYS, 'fieldManager', 'ownership'],
   'get with resources': [...COMMON_KEYS, 'resources', 'missing'],

@@ -1,14 +1,118 @@
-// Who owns a live object, read from its metadata.managedFields: the rule a template-mode delete
-// follows, so that a replay deletes only what its own field manager made and leaves the rest.
+// Who owns a live object: the library's own label names the field manager that applied it (every
+// object create() applies carries it), and metadata.managedFields show who else declares it. The
+// rule a template-mode delete and create()'s adoption check follow, so that a replay deletes only
+// what its own field manager made, gives up what another also wants, and leaves the rest.
+import { createHash } from 'node:crypto';
+import { OperationError, RequestError } from '../errors.ts';
 import type { DeleteResult, ResourceRef } from '../types.ts';
 import { isRecord } from '../util/json.ts';
 import { resourceCreatedByPost } from './created-by-post.ts';
+import { isLabelValue } from './labels.ts';
 import { describeRef } from './refs.ts';
 
-/** One managedFields entry, as a delete result reports it. */
+/**
+ * The label every object `create()` applies carries; its value names the field manager.
+ *
+ * @example
+ * object.metadata?.labels?.[OWNER_LABEL] === ownerLabelValue('mini-scheduler');
+ */
+export const OWNER_LABEL = 'openshift-template-client/field-manager';
+
+/**
+ * The owner label's value for a field manager: the manager itself when it is a valid label value
+ * (at most 63 alphanumerics, `-`, `_`, `.`, alphanumeric at both ends), else `sha256-` and the
+ * first 40 hex digits of the SHA-256 of its UTF-8 bytes. A field manager may be any string of up
+ * to 128 characters, a label value may not; the digest keeps such managers apart, as a cut or a
+ * substitution of the characters would not.
+ *
+ * @example
+ * ownerLabelValue('mini-scheduler'); // 'mini-scheduler'
+ * ownerLabelValue('team a/ci'); // 'sha256-…' (47 characters)
+ */
+export function ownerLabelValue(fieldManager: string): string {
+  if (isLabelValue(fieldManager)) return fieldManager;
+  return `sha256-${createHash('sha256').update(fieldManager, 'utf8').digest('hex').slice(0, 40)}`;
+}
+
+/**
+ * A copy of a rendered object with the owner label set (the library's value replaces one the
+ * Template gave), every other key kept as it was.
+ *
+ * @example
+ * const body = withOwnerLabel(object, 'mini-scheduler');
+ */
+export function withOwnerLabel(
+  object: Record<string, unknown>,
+  fieldManager: string,
+): Record<string, unknown> {
+  const metadata = isRecord(object.metadata) ? object.metadata : {};
+  const labels = isRecord(metadata.labels) ? metadata.labels : {};
+  return {
+    ...object,
+    metadata: { ...metadata, labels: { ...labels, [OWNER_LABEL]: ownerLabelValue(fieldManager) } },
+  };
+}
+
+/**
+ * The owner label's value on a live object, `undefined` on one without it (applied before it).
+ *
+ * @example
+ * ownerLabelOf({ metadata: { labels: { [OWNER_LABEL]: 'nightly' } } }); // 'nightly'
+ */
+export function ownerLabelOf(object: unknown): string | undefined {
+  const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
+  const value = isRecord(metadata.labels) ? metadata.labels[OWNER_LABEL] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The kinds whose storage keeps no labels of their own (an ImageStreamTag's are the tag's in the
+ * image stream, an ImageTag's likewise): `create()` does not refuse to take over an existing one.
+ */
+const UNLABELLED = new Set(['image.openshift.io/v1 ImageStreamTag', 'image.openshift.io/v1 ImageTag']);
+
+/**
+ * Whether an existing object of this kind goes through create()'s adoption check.
+ *
+ * @example
+ * adoptionChecked({ apiVersion: 'v1', kind: 'ConfigMap' }); // true
+ */
+export function adoptionChecked(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
+  return !UNLABELLED.has(`${ref.apiVersion} ${ref.kind}`);
+}
+
+/**
+ * The field managers of client tools that make an object by hand and record it as an Update:
+ * kubectl's create, edit, replace and client-side apply (oc runs the same commands under the same
+ * names), and `oc` itself, the name kube-apiserver gives an oc command that sends no field
+ * manager (the first word of its User-Agent). An Update entry of one of these declares the object;
+ * a controller's Update entry does not.
+ *
+ * @example
+ * CLIENT_TOOL_MANAGERS.includes('kubectl-create'); // true
+ */
+export const CLIENT_TOOL_MANAGERS: readonly string[] = [
+  'kubectl-client-side-apply',
+  'kubectl-create',
+  'kubectl-edit',
+  'kubectl-replace',
+  'oc',
+];
+
+/**
+ * One managedFields entry, as a delete result reports it.
+ *
+ * @example
+ * const entry: ManagerEntry = { manager: 'kubectl-create', operation: 'Update' };
+ */
 export type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
 
-/** The object's managedFields entries in the server's order; malformed entries are skipped. */
+/**
+ * The object's managedFields entries in the server's order; malformed entries are skipped.
+ *
+ * @example
+ * managersOf(live).map((m) => m.manager); // ['mini-scheduler', 'kube-controller-manager']
+ */
 export function managersOf(object: unknown): ManagerEntry[] {
   const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
   const entries = Array.isArray(metadata.managedFields) ? (metadata.managedFields as unknown[]) : [];
@@ -27,10 +131,72 @@ export function managersOf(object: unknown): ManagerEntry[] {
 }
 
 /**
+ * Whether the live object is the job's own: its owner label names `fieldManager`; on an object
+ * without the label (applied before it), an entry of `fieldManager` as {@link ownedBy} reads it.
+ *
+ * @example
+ * if (isMine(live, 'mini-scheduler', ref)) console.log('the job made it');
+ */
+export function isMine(
+  live: unknown,
+  fieldManager: string,
+  ref: Pick<ResourceRef, 'apiVersion' | 'kind'>,
+): boolean {
+  const label = ownerLabelOf(live);
+  if (label !== undefined) return label === ownerLabelValue(fieldManager);
+  return ownedBy(managersOf(live), fieldManager, ref);
+}
+
+/**
+ * The other managers that declare the object, so that deleting it would take what they want: an
+ * Apply entry of another manager, or an Update entry of a client tool ({@link CLIENT_TOOL_MANAGERS}),
+ * for the main resource. Each named once, in the server's order.
+ *
+ * @example
+ * otherDeclarers(managersOf(live), 'mini-scheduler'); // ['kubectl-create']
+ */
+export function otherDeclarers(managers: readonly ManagerEntry[], fieldManager: string): string[] {
+  const declaring = managers.filter(
+    (m) =>
+      m.manager !== fieldManager &&
+      m.subresource === undefined &&
+      (m.operation === 'Apply' || CLIENT_TOOL_MANAGERS.includes(m.manager)),
+  );
+  return [...new Set(declaring.map((m) => m.manager))];
+}
+
+/**
+ * The mark of the manager a live object was applied by when that is not `fieldManager`: its owner
+ * label, or on an object without the label the one manager with an Apply entry. `undefined` when
+ * the object is the job's own or carries no such single mark.
+ *
+ * @example
+ * foreignMark(live, 'mini-scheduler', ref); // 'my-scheduler'
+ */
+export function foreignMark(
+  live: unknown,
+  fieldManager: string,
+  ref: Pick<ResourceRef, 'apiVersion' | 'kind'>,
+): string | undefined {
+  if (isMine(live, fieldManager, ref)) return undefined;
+  const label = ownerLabelOf(live);
+  if (label !== undefined) return label;
+  const applied = new Set(
+    managersOf(live)
+      .filter((m) => m.operation === 'Apply' && m.subresource === undefined)
+      .map((m) => m.manager),
+  );
+  return applied.size === 1 ? ownerLabelValue([...applied][0] ?? '') : undefined;
+}
+
+/**
  * Whether `fieldManager` owns the object: an entry of it for the main resource, made by an apply
  * (or by the POST `create()` falls back to where an apply cannot create the kind). An entry of a subresource (a
  * status write) does not count; other managers beside it (controllers co-own most workloads) do not
- * matter.
+ * matter. The evidence for objects from before the owner label.
+ *
+ * @example
+ * ownedBy(managersOf(live), 'mini-scheduler', { apiVersion: 'v1', kind: 'ConfigMap' }); // true
  */
 export function ownedBy(
   managers: readonly ManagerEntry[],
@@ -53,19 +219,123 @@ function listed(managers: readonly ManagerEntry[]): string {
   return `its field managers: ${each.join(', ')}`;
 }
 
-/** What a delete says about an object it left alone because another made it. */
-export function notOwnedText(
-  ref: ResourceRef,
-  fieldManager: string,
-  managers: readonly ManagerEntry[],
-): string {
+/**
+ * What a delete says about an object it left alone because another made it.
+ *
+ * @example
+ * notOwnedText(ref, 'mini-scheduler', live); // 'left ConfigMap "x" in namespace "y" alone: ...'
+ */
+export function notOwnedText(ref: ResourceRef, fieldManager: string, live: unknown): string {
   return (
-    `left ${describeRef(ref)} alone: field manager "${fieldManager}" did not apply it (${listed(managers)}); ` +
+    `left ${describeRef(ref)} alone: field manager "${fieldManager}" did not apply it (${evidence(live)}); ` +
     'pass the fieldManager the create used, or ownership "any" to delete by name'
   );
 }
 
-/** What a delete says about an object replaced between its read and its DELETE. */
+/** What the object says of its owners: the owner label, or its absence, and its managers. */
+function evidence(live: unknown): string {
+  const label = ownerLabelOf(live);
+  const mark = label === undefined ? `no label ${OWNER_LABEL}` : `label ${OWNER_LABEL}="${label}"`;
+  return `${mark}; ${listed(managersOf(live))}`;
+}
+
+/**
+ * Why create() refuses to take over an existing object (OTC_NOT_ADOPTED), or, `adopted`, what it
+ * took over.
+ *
+ * @example
+ * notAdoptedText('mini-scheduler', live); // 'the object exists and field manager ... does not manage it ...'
+ */
+export function notAdoptedText(fieldManager: string, live: unknown, adopted = false): string {
+  const found = `the object exists and field manager "${fieldManager}" does not manage it (${evidence(live)})`;
+  return adopted
+    ? found
+    : `${found}; nothing was written: pass adopt: true to take it over, or give the job names no other object has`;
+}
+
+/**
+ * create()'s refusal of an existing object this field manager does not manage: nothing written.
+ *
+ * @example
+ * failures.push({ resource: ref, error: notAdoptedError(ref, 'mini-scheduler', live) });
+ */
+export function notAdoptedError(ref: ResourceRef, fieldManager: string, live: unknown): RequestError {
+  return new RequestError('Apply', describeRef(ref), notAdoptedText(fieldManager, live), {
+    code: 'OTC_NOT_ADOPTED',
+    outcome: 'refused',
+    resource: identity(ref),
+  });
+}
+
+/**
+ * What a delete says about an object replaced between its read and its DELETE.
+ *
+ * @example
+ * replacedText(ref); // 'left ConfigMap "x" in namespace "y" alone: replaced by another object ...'
+ */
 export function replacedText(ref: ResourceRef): string {
   return `left ${describeRef(ref)} alone: replaced by another object of the same name after it was read (the UID precondition failed)`;
+}
+
+const identity = (ref: ResourceRef): Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'> => ({
+  apiVersion: ref.apiVersion,
+  kind: ref.kind,
+  name: ref.name,
+  namespace: ref.namespace,
+});
+
+/**
+ * The refusal of a replay that found the signature of a job created under another field manager:
+ * every target exists (`lives`: the read objects, `null` for a 404, `undefined` for a failed read)
+ * and carries the mark of one and the same other manager, none of this one. Deleting nothing is
+ * then right (none is this manager's), but resolving would hide the forgotten `fieldManager`.
+ * `undefined` for anything else, which resolves with the results.
+ *
+ * @example
+ * const refused = wrongManagerError(refs, lives, 'mini-scheduler');
+ * if (refused) throw refused; // OTC_WRONG_FIELD_MANAGER, nothing deleted
+ */
+export function wrongManagerError(
+  refs: readonly ResourceRef[],
+  lives: readonly unknown[],
+  fieldManager: string,
+): OperationError | undefined {
+  const marks = refs.map((ref, i) => {
+    const live = lives[i];
+    return live === undefined || live === null ? undefined : foreignMark(live, fieldManager, ref);
+  });
+  const [first] = marks;
+  if (first === undefined || !marks.every((m) => m === first)) return undefined;
+  const text =
+    `not deleted: it carries the mark of field manager "${first}" (its owner label, or its Apply entry), ` +
+    `not of "${fieldManager}", as every object of the job does; pass the fieldManager the create used (nothing was deleted)`;
+  // In deletion order, as every other delete failure is.
+  const failures = [...refs].reverse().map((ref) => ({
+    resource: ref,
+    error: new RequestError('Delete', describeRef(ref), text, {
+      code: 'OTC_WRONG_FIELD_MANAGER',
+      outcome: 'not-sent',
+      resource: identity(ref),
+    }),
+  }));
+  return new OperationError('Delete', [], failures);
+}
+
+/**
+ * The failure of a replay's target whose resourceVersion changed before every DELETE: the first,
+ * and one after each of `rereads` reads. Nothing was deleted.
+ *
+ * @example
+ * throw stillChangingError(ref, 3, conflict);
+ */
+export function stillChangingError(ref: ResourceRef, rereads: number, cause: RequestError): RequestError {
+  const detail =
+    `not deleted: its resourceVersion changed before each of ${rereads + 1} DELETEs, ` +
+    `the last ${rereads} after reading it again; run the replay again once it has settled`;
+  return new RequestError('Delete', describeRef(ref), detail, {
+    cause,
+    code: 'OTC_STILL_CHANGING',
+    outcome: 'refused',
+    resource: identity(ref),
+  });
 }

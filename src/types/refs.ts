@@ -49,10 +49,19 @@ export interface CreatedRef extends ResourceRef {
  * ```
  */
 export interface DeleteResult extends ResourceRef {
-  /** `'deleted'` now (`uid`: the deleted object's), `'already-gone'` (404), or `'left-alone'`. */
-  deletion: 'deleted' | 'already-gone' | 'left-alone';
-  /** Why left alone: `'not-owned'` (`uid`: the object's) or `'replaced'` (409 on the read UID). */
-  reason?: 'not-owned' | 'replaced' | undefined;
+  /**
+   * `'deleted'` now (`uid`: the deleted object's), `'already-gone'` (404), `'left-alone'`, or
+   * `'relinquished'`: another field manager declares the object too, so this one gave up its fields
+   * (an apply of the object's identity alone) and the object stays with `declarers`.
+   */
+  deletion: 'deleted' | 'already-gone' | 'left-alone' | 'relinquished';
+  /**
+   * Why left alone: `'not-owned'` (`uid`: the object's), `'replaced'` (another object of the name
+   * since the read), or `'co-declared'` (the apply that would relinquish it was refused).
+   */
+  reason?: 'not-owned' | 'replaced' | 'co-declared' | undefined;
+  /** `'relinquished'` (or left alone `'co-declared'`): the other field managers that declare it. */
+  declarers?: string[] | undefined;
   /** `ownership: 'manager'`: the object's managedFields entries, as the server records them. */
   managers?: { manager: string; operation: 'Apply' | 'Update'; subresource?: string }[] | undefined;
 }

@@ -22,7 +22,11 @@
  *   batch may not, by a sum that counts objects no dry run settled (where the sum is exact, the
  *   pre-flight refuses with `OTC_QUOTA_EXCEEDED` instead); the write past it will be refused;
  * - `'OTC_QUOTA_UNCHECKED'`: the namespace's ResourceQuotas could not be read (`list
- *   resourcequotas` is optional), so the batch's sum was not checked.
+ *   resourcequotas` is optional), so the batch's sum was not checked;
+ * - `'OTC_ADOPTED'`: `create()` under `adopt: true` takes over an existing object its field
+ *   manager did not manage;
+ * - `'OTC_NOT_RELINQUISHED'`: a template-mode `delete()` left an object another manager also
+ *   declares alone, because the apply that gives up this manager's fields was refused.
  *
  * New codes may be added in a minor release; treat one you do not know as informational.
  *
@@ -44,7 +48,9 @@ export type WarningCode =
   | 'OTC_REPLACED'
   | 'OTC_DRY_RUN_UNVERIFIED'
   | 'OTC_QUOTA_EXCEEDED_BY_BATCH'
-  | 'OTC_QUOTA_UNCHECKED';
+  | 'OTC_QUOTA_UNCHECKED'
+  | 'OTC_ADOPTED'
+  | 'OTC_NOT_RELINQUISHED';
 
 /**
  * The identity of one object as errors and warnings name it: group-version, kind, namespace and name.

@@ -28,6 +28,13 @@ export interface GoAwayRule {
   processed: boolean;
 }
 
+/** The next request with this method and path is held until `until` settles, then passed on. */
+export interface HoldRule {
+  method: string;
+  path: string;
+  until: () => Promise<unknown>;
+}
+
 export interface H2Relay {
   /** `https://127.0.0.1:port`, for a kubeconfig, with `caCert` as its certificate authority. */
   url: string;
@@ -37,6 +44,8 @@ export interface H2Relay {
   /** Requests passed on to the tier: method, path (no query) and the tier's status. */
   readonly passed: { method: string; path: string; status: number }[];
   goAwayOn(rule: GoAwayRule): void;
+  /** Holds a request on its way to the tier: another client's write can come between deterministically. */
+  holdOn(rule: HoldRule): void;
   close(): Promise<void>;
 }
 
@@ -98,6 +107,7 @@ export async function startH2Relay(target: string, targetCa: string): Promise<H2
   const upstream = connect(target, { ca: targetCa });
   upstream.on('error', () => undefined);
   const rules: GoAwayRule[] = [];
+  const holds: HoldRule[] = [];
   const passed: H2Relay['passed'] = [];
   let sessions = 0;
   const open = new Set<ServerHttp2Session>();
@@ -114,6 +124,8 @@ export async function startH2Relay(target: string, targetCa: string): Promise<H2
       const body = await readAll(stream);
       const method = String(headers[':method']);
       const path = String(headers[':path']).split('?')[0] ?? '';
+      const held = holds.findIndex((r) => r.method === method && r.path === path);
+      if (held >= 0) await holds.splice(held, 1)[0]?.until();
       const index = rules.findIndex((r) => r.method === method && r.path === path);
       const rule = index >= 0 ? rules.splice(index, 1)[0] : undefined;
       if (rule && !rule.processed) {
@@ -145,6 +157,7 @@ export async function startH2Relay(target: string, targetCa: string): Promise<H2
     },
     passed,
     goAwayOn: (rule) => rules.push(rule),
+    holdOn: (rule) => holds.push(rule),
     close: async () => {
       upstream.close();
       await new Promise<void>((resolve) => {

@@ -158,7 +158,14 @@ describe('server-set metadata from an `oc get -o json` export', () => {
       const options = { ...WORKER, api, fieldValidation, onWarning: handler };
       const [created] = await ocp.create('exported', {}, options);
       const sent = sentBody('exported').metadata as JsonObject;
-      expect(Object.keys(sent).sort()).toEqual(['creationTimestamp', 'generation', 'name', 'namespace']);
+      // The owner label is the library's own addition (rule 23).
+      expect(Object.keys(sent).sort()).toEqual([
+        'creationTimestamp',
+        'generation',
+        'labels',
+        'name',
+        'namespace',
+      ]);
       expect(seen.map((w) => w.text)).toEqual(
         fieldValidation === 'Warn'
           ? ['uid', 'resourceVersion', 'managedFields'].map(

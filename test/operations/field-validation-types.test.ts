@@ -123,7 +123,15 @@ describe('what server-side apply accepts', () => {
       const deployment = fresh.sim.log.find((e) => e.method === 'PATCH' && e.path.includes('/deployments/'));
       expect(JSON.parse(deployment?.body ?? '{}')).toEqual({
         ...ACCEPTED[1],
-        metadata: { ...(ACCEPTED[1]?.metadata as JsonObject), namespace: 'workers' },
+        metadata: {
+          ...(ACCEPTED[1]?.metadata as JsonObject),
+          namespace: 'workers',
+          // The rendered labels plus the owner label (rule 23).
+          labels: {
+            ...((ACCEPTED[1]?.metadata as JsonObject).labels as JsonObject),
+            'openshift-template-client/field-manager': 'mini-scheduler',
+          },
+        },
       });
       const service = fresh.sim.getObject('v1', 'Service', 'workers', 'accepted');
       expect((service?.spec as { ports: unknown[] }).ports).toEqual([

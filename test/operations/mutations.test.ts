@@ -55,9 +55,14 @@ describe('apply bodies', () => {
     ]);
     for (const patch of patches) {
       expect(patch.contentType).toBe('application/apply-patch+yaml');
+      // The rendered object plus the owner label that marks it as this field manager's.
       expect(JSON.parse(patch.body)).toEqual({
         ...deployment,
-        metadata: { ...deployment.metadata, namespace: 'workers' },
+        metadata: {
+          ...deployment.metadata,
+          namespace: 'workers',
+          labels: { 'openshift-template-client/field-manager': 'mini-scheduler' },
+        },
       });
     }
     const stored = h.sim.getObject('apps/v1', 'Deployment', 'workers', 'web');
@@ -76,7 +81,17 @@ describe('apply bodies', () => {
       ...Array<unknown>(3).fill({ fieldManager, dryRun: 'All' }),
       ...Array<unknown>(3).fill({ fieldManager }),
     ]);
-    await ocp.delete('worker-template', { VM_NAME: 'escaped' }, { ...WORKER, api, fieldManager });
+    // No valid label value: the owner label carries its digest, and a replay under it finds its own.
+    const labels = h.sim.getObject('v1', 'ConfigMap', 'workers', 'escaped-config')?.metadata as {
+      labels?: Record<string, string>;
+    };
+    expect(labels.labels?.['openshift-template-client/field-manager']).toMatch(/^sha256-[0-9a-f]{40}$/);
+    const deleted = await ocp.delete(
+      'worker-template',
+      { VM_NAME: 'escaped' },
+      { ...WORKER, api, fieldManager },
+    );
+    expect(deleted.map((r) => r.deletion)).toEqual(['deleted', 'deleted', 'deleted']);
   });
 
   test('a custom field manager and dryRun=All: validated by the server, nothing persisted', async () => {
@@ -104,9 +119,12 @@ describe('apply bodies', () => {
       apiVersion: 'v1',
       propagationPolicy: 'Foreground',
       dryRun: ['All'],
-      // The replay read the object first and deletes only that one.
+      // The replay read the object first and deletes only that one, as it read it.
       preconditions: {
         uid: (h.sim.getObject('v1', 'ConfigMap', 'workers', 'dry-config')?.metadata as { uid: string }).uid,
+        resourceVersion: (
+          h.sim.getObject('v1', 'ConfigMap', 'workers', 'dry-config')?.metadata as { resourceVersion: string }
+        ).resourceVersion,
       },
     });
     await ocp.delete('worker-template', { VM_NAME: 'dry' }, { ...WORKER, api });

@@ -90,7 +90,8 @@ test("preflight: 'schema' with dryRun: a refusal after an image kind names it am
     { ...configMap('pfd-2', { a: 'theirs' }), metadata: { name: 'pfd-2', namespace: NAMESPACE } },
     'other',
   );
-  const options = { namespace: NAMESPACE, api, dryRun: true, preflight: 'schema' } as const;
+  // adopt: true, so the conflict with the other manager's field is what refuses it (#42 item 3).
+  const options = { namespace: NAMESPACE, api, dryRun: true, preflight: 'schema', adopt: true } as const;
   const error = instance(await rejection(ocp.create(template(OBJECTS), {}, options)), ocp.OperationError);
   expect([error.operation, error.code]).toEqual(['Apply', 'OTC_APPLY_FAILED']);
   expect(error.resources.map((r) => [r.kind, r.name])).toEqual([

@@ -249,7 +249,15 @@ describe('quota', () => {
 
   test('storage requests of PVCs are summed; objects that exist already are not counted', async () => {
     h.sim.seed(
-      { ...PVC('pfu-old', '1Gi'), metadata: { name: 'pfu-old', namespace: NAMESPACE } },
+      // This job's own from an earlier run: it carries the owner label (#42 item 3).
+      {
+        ...PVC('pfu-old', '1Gi'),
+        metadata: {
+          name: 'pfu-old',
+          namespace: NAMESPACE,
+          labels: { 'openshift-template-client/field-manager': 'mini-scheduler' },
+        },
+      },
       'mini-scheduler',
     );
     quota(

@@ -42,12 +42,12 @@ test('delete after a restart: a brand-new connection and no create result', asyn
     '/api/v1/namespaces/workers/secrets/replay-1-credentials',
     '/api/v1/namespaces/workers/configmaps/replay-1-config',
   ]);
-  // Each object was read first, and deleted with the UID read as a precondition.
+  // Each object was read first, and deleted with the UID and resourceVersion read as preconditions.
   const gets = h.sim.log.filter((e) => e.method === 'GET' && deletes.some((d) => d.path === e.path));
   expect(gets).toHaveLength(3);
   expect(Math.max(...gets.map((e) => e.seq))).toBeLessThan(Math.min(...deletes.map((e) => e.seq)));
   expect(deletes.map((e) => (JSON.parse(e.body) as { preconditions?: unknown }).preconditions)).toEqual(
-    deleted.map((r) => ({ uid: r.uid })),
+    deleted.map((r) => ({ uid: r.uid, resourceVersion: expect.stringMatching(/^\d+$/) as unknown })),
   );
   expect(await settles(() => h.sim.stats().openSockets, 0)).toBe(0);
 });

@@ -119,7 +119,7 @@ describe('another owner', () => {
     expect(uidOf('v1', 'Secret', 'job-31-credentials')).toBeUndefined();
   });
 
-  test('a custom fieldManager must be passed again; an entry of a subresource never makes an owner', async () => {
+  test('a replay under a forgotten fieldManager is refused, deleting nothing; a subresource entry never owns', async () => {
     const params = { VM_NAME: 'job-32' };
     await ocp.create('worker-template', params, { ...WORKER, api, fieldManager: 'nightly' });
     // The default manager wrote only the VM's status: that is no claim on the object.
@@ -133,16 +133,33 @@ describe('another owner', () => {
       },
     );
     expect(status.status).toBe(200);
-    const kept = await ocp.delete('worker-template', params, { ...WORKER, api, onWarning: () => undefined });
-    expect(kept.map((r) => [r.deletion, r.reason])).toEqual(Array(3).fill(['left-alone', 'not-owned']));
-    expect(kept[0]?.managers).toEqual([
-      { manager: 'nightly', operation: 'Apply' },
-      { manager: 'mini-scheduler', operation: 'Update', subresource: 'status' },
-    ]);
+    h.sim.clearLog();
+    for (const dryRun of [false, true]) {
+      const error = instance(
+        await rejection(ocp.delete('worker-template', params, { ...WORKER, api, dryRun })),
+        ocp.OperationError,
+      );
+      expect([error.operation, error.code, error.outcome, error.resources]).toEqual([
+        'Delete',
+        'OTC_WRONG_FIELD_MANAGER',
+        'not-sent',
+        [],
+      ]);
+      expect(error.failures.map((f) => [f.resource.kind, f.error.code, f.error.outcome])).toEqual([
+        ['VirtualMachine', 'OTC_WRONG_FIELD_MANAGER', 'not-sent'],
+        ['Secret', 'OTC_WRONG_FIELD_MANAGER', 'not-sent'],
+        ['ConfigMap', 'OTC_WRONG_FIELD_MANAGER', 'not-sent'],
+      ]);
+      expect(error.failures[0]?.error.message).toContain('field manager "nightly"');
+    }
+    expect(h.sim.log.filter((e) => e.method === 'PATCH' || e.method === 'DELETE')).toEqual([]);
     const deleted = await ocp.delete('worker-template', params, { ...WORKER, api, fieldManager: 'nightly' });
     expect(deleted.map((r) => r.deletion)).toEqual(['deleted', 'deleted', 'deleted']);
     // The co-owner of the status is reported, never a reason to keep the object.
-    expect(deleted[0]?.managers).toEqual(kept[0]?.managers);
+    expect(deleted[0]?.managers).toEqual([
+      { manager: 'nightly', operation: 'Apply' },
+      { manager: 'mini-scheduler', operation: 'Update', subresource: 'status' },
+    ]);
   });
 });
 
@@ -194,7 +211,9 @@ describe('between the read and the DELETE', () => {
     const last = h.sim.log.filter((e) => e.method === 'DELETE').at(-1);
     expect([last?.status, JSON.parse(last?.body ?? '{}')]).toEqual([
       409,
-      expect.objectContaining({ preconditions: { uid: readUid } }),
+      expect.objectContaining({
+        preconditions: { uid: readUid, resourceVersion: expect.any(String) as unknown },
+      }),
     ]);
     await ocp.delete('worker-template', params, { ...WORKER, api, ownership: 'any' });
   });
@@ -227,33 +246,8 @@ describe('between the read and the DELETE', () => {
   });
 });
 
-describe('taken over', () => {
-  test('replay deletes an object create() took over; the refs with created: true keep it', async () => {
-    seedConfigMap('job-35-config', { note: 'theirs' }, 'kubectl-create');
-    const params = { VM_NAME: 'job-35' };
-    const refs = await ocp.create('worker-template', params, { ...WORKER, api });
-    expect(refs.map((r) => r.created)).toEqual([false, true, true]);
-    // The exact way: reference mode, only what this create made.
-    const mine = await ocp.delete({ namespace: 'workers', resources: refs.filter((r) => r.created), api });
-    expect(mine.map((r) => [r.kind, r.deletion])).toEqual([
-      ['VirtualMachine', 'deleted'],
-      ['Secret', 'deleted'],
-    ]);
-    expect(h.sim.getObject('v1', 'ConfigMap', 'workers', 'job-35-config')?.data).toMatchObject({
-      note: 'theirs',
-    });
-    // A replay cannot tell a taken-over object from one it made that another touched later.
-    const replay = await ocp.delete('worker-template', params, { ...WORKER, api });
-    expect(replay.map((r) => r.deletion)).toEqual(['already-gone', 'already-gone', 'deleted']);
-    expect(replay[2]?.managers).toEqual([
-      { manager: 'mini-scheduler', operation: 'Apply' },
-      { manager: 'kubectl-create', operation: 'Update' },
-    ]);
-  });
-});
-
 describe('an object applied with its name only', () => {
-  test('has no entry of its manager, as on kube-apiserver: replay leaves it alone, its ref deletes it', async () => {
+  test('carries the owner label, so a replay from a new process deletes it', async () => {
     const template: ocp.TemplateObject = {
       apiVersion: 'template.openshift.io/v1',
       kind: 'Template',
@@ -263,24 +257,20 @@ describe('an object applied with its name only', () => {
         { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bare-config' }, data: { a: 'b' } },
       ],
     };
-    const refs = await ocp.create(template, {}, { namespace: 'workers', api });
-    // kube-apiserver drops an entry that owns no field, and then has no managedFields at all.
-    expect(h.sim.getObject('v1', 'ServiceAccount', 'workers', 'bare-account')?.metadata).not.toHaveProperty(
-      'managedFields',
-    );
+    await ocp.create(template, {}, { namespace: 'workers', api });
+    const account = h.sim.getObject('v1', 'ServiceAccount', 'workers', 'bare-account');
+    expect((account?.metadata as { labels?: unknown }).labels).toEqual({
+      'openshift-template-client/field-manager': 'mini-scheduler',
+    });
+    // A new Connection, no saved refs: what a restarted scheduler has.
     const { warnings, onWarning } = collect();
-    const replay = await ocp.delete(template, {}, { namespace: 'workers', api, onWarning });
+    const replay = await ocp.delete(template, {}, { namespace: 'workers', onWarning });
     expect(replay.map((r) => [r.kind, r.deletion, r.reason])).toEqual([
       ['ConfigMap', 'deleted', undefined],
-      ['ServiceAccount', 'left-alone', 'not-owned'],
+      ['ServiceAccount', 'deleted', undefined],
     ]);
-    expect(warnings.map((w) => w.target?.name)).toEqual(['bare-account']);
-    const byRef = await ocp.delete({
-      namespace: 'workers',
-      resources: refs.filter((r) => r.kind === 'ServiceAccount'),
-      api,
-    });
-    expect(byRef.map((r) => r.deletion)).toEqual(['deleted']);
+    expect(warnings).toEqual([]);
+    expect(h.sim.getObject('v1', 'ServiceAccount', 'workers', 'bare-account')).toBeUndefined();
   });
 });
 

@@ -50,7 +50,7 @@ function applies(vm: string): { dryRuns: (number | undefined)[]; writes: number[
 }
 
 describe('created: whether create() made the object or took it over', () => {
-  test('an object someone else made is taken over (200), the others are created (201)', async () => {
+  test('an object someone else made is taken over (200) with adopt: true, the others are created (201)', async () => {
     h.sim.seed(
       {
         apiVersion: 'v1',
@@ -61,7 +61,11 @@ describe('created: whether create() made the object or took it over', () => {
       'someone-else',
     );
     h.sim.clearLog();
-    const refs = await ocp.create('worker-template', { VM_NAME: 'tk' }, { ...WORKER, api });
+    const refs = await ocp.create(
+      'worker-template',
+      { VM_NAME: 'tk' },
+      { ...WORKER, api, adopt: true, onWarning: () => undefined },
+    );
     expect(applies('tk')).toEqual({ dryRuns: [200, 201, 201], writes: [200, 201, 201] });
     expect(refs.map((r) => r.created)).toEqual([false, true, true]);
     // Replayed: everything existed already.
@@ -248,11 +252,13 @@ describe('labels, as oc process -l adds them', () => {
       worker: 'override',
       team: 'blue',
     });
+    // The library's owner label beside them (rule 23).
     for (const object of stored('lab'))
       expect((object?.metadata as { labels?: unknown }).labels).toEqual({
         'app.kubernetes.io/managed-by': 'mini-scheduler',
         worker: 'override',
         team: 'blue',
+        'openshift-template-client/field-manager': 'mini-scheduler',
       });
     expect(await ocp.delete('worker-template', { VM_NAME: 'lab' }, { ...WORKER, api })).toHaveLength(3);
     expect(stored('lab')).toEqual([undefined, undefined, undefined]);
