@@ -105,7 +105,8 @@ test('the library sends every declared field as rendered, also one the model lac
   await using api = await h.connect();
   await ocp.create('future-lease', {}, { ...WORKER, api });
   const sent = lease('future');
-  expect(appliedBody()).toEqual({ ...sent, metadata: { name: 'future', namespace: 'workers' } });
+  const labels = { 'openshift-template-client/field-manager': 'mini-scheduler' };
+  expect(appliedBody()).toEqual({ ...sent, metadata: { name: 'future', namespace: 'workers', labels } });
   expect(h.sim.getObject('coordination.k8s.io/v1', 'Lease', 'workers', 'future')?.spec).toEqual(sent.spec);
   // The server's schema does not declare the Service's field: refused before any request that
   // changes something, where the server would refuse it half-way (k8s.io/apiserver

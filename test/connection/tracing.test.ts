@@ -140,7 +140,7 @@ describe('openshift-template-client:request', () => {
         step: 'Apply',
         target: 'VirtualMachine "req" in namespace "workers"',
       });
-      await ocp.delete('worker-template', { VM_NAME: 'req' }, { ...WORKER, api });
+      await ocp.delete('worker-template', { VM_NAME: 'req' }, { ...WORKER, api, fieldManager: 'tracer' });
     } finally {
       trace.stop();
     }
