@@ -10,12 +10,14 @@ import { type AddedKind, addKind, changeKindSchema } from './discovery/openapi/k
 import { infoForObject } from './discovery/resources.ts';
 import { type LogEntry, type Protocol, SimulatorServer } from './http/server.ts';
 import { exampleObjects } from './seed.ts';
+import type { OlderServer } from './objects/older-server.ts';
 import type { Identity, Rule } from './types.ts';
 
 export type { ClientCertificate, TlsMaterial } from './certs.ts';
 export type { AggregatedOptions } from './aggregated/mode.ts';
 export type { FaultAction, FaultRule } from './faults/rules.ts';
 export type { LogEntry, Protocol } from './http/server.ts';
+export type { OlderServer } from './objects/older-server.ts';
 export type { Identity, Rule } from './types.ts';
 export type { Json, JsonObject } from './objects/fields.ts';
 export type { AddedKind } from './discovery/openapi/kinds.ts';
@@ -54,6 +56,12 @@ export interface SimulatorOptions {
    * from the front proxy, authorization and namespaces from kube-apiserver (simulator/aggregated).
    */
   aggregated?: AggregatedOptions;
+  /**
+   * Play an older openshift-apiserver where it differs. `pre-511`: before openshift-apiserver#511
+   * the ImageStreamTag and ImageTag storages wrote their image stream even under `dryRun=All`
+   * (objects/older-server.ts). Default: a current server.
+   */
+  olderServer?: OlderServer;
 }
 
 export interface KubeconfigObject {
@@ -215,6 +223,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     ...(options.openapiRootLagMs === undefined ? {} : { openapiRootLagMs: options.openapiRootLagMs }),
     ...(options.tls ? { tls: options.tls } : {}),
     ...(options.aggregated ? { aggregated: options.aggregated } : {}),
+    ...(options.olderServer ? { olderServer: options.olderServer } : {}),
   });
   for (const namespace of ['default', ...(options.namespaces ?? ['infra', 'workers', 'other'])]) {
     server.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });

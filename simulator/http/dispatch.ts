@@ -11,6 +11,7 @@ import { admitWebhooks, type Webhook } from '../objects/webhooks.ts';
 import { isObject, type JsonObject } from '../objects/fields.ts';
 import { lookupNameError } from '../objects/names.ts';
 import { dryRunValues } from '../objects/options.ts';
+import { type OlderServer, pre511TagWrite } from '../objects/older-server.ts';
 import { type ObjectRequest, objectRequest, type Target } from '../objects/requests.ts';
 import { badRequest, forbidden, StatusError, unauthorized } from '../objects/status.ts';
 import type { ObjectStore } from '../objects/store.ts';
@@ -32,6 +33,8 @@ export interface Served {
   rbac: RbacBackend;
   /** The validating admission webhooks a test configured (objects/webhooks.ts). */
   webhooks: readonly Webhook[];
+  /** An older openshift-apiserver's storages where they differ (objects/older-server.ts). */
+  olderServer?: OlderServer | undefined;
 }
 
 /**
@@ -177,11 +180,12 @@ function handle(
     userAgent: request.headers['user-agent'],
   };
   if (!proxiedKind(route.info)) admitWrite(served, route, objects, identity);
+  const older = served.olderServer === 'pre-511' ? pre511TagWrite(served, route, objects) : objects;
   return (
     computedCreate(route, objects, identity) ??
     (proxiedKind(route.info) && !route.subresource
       ? proxyRequest(served.rbac, served.tables, route, objects, identity)
-      : objectRequest(served, route, objects))
+      : objectRequest(served, route, older))
   );
 }
 

@@ -15,6 +15,7 @@ import { isObject, type JsonObject } from '../objects/fields.ts';
 import { proxiedKind, type RbacBackend, storeBackend } from '../objects/legacy-rbac.ts';
 import { fromRbac, toRbac } from '../objects/rbac-conversion.ts';
 import { ObjectStore } from '../objects/store.ts';
+import type { OlderServer } from '../objects/older-server.ts';
 import { StatusError } from '../objects/status.ts';
 import { groupVersions } from '../discovery/answers.ts';
 import { documentPath } from '../discovery/openapi/documents.ts';
@@ -60,6 +61,8 @@ export interface ServerOptions {
   openapiV3?: boolean;
   /** How long the merged /openapi/v3 root lags what each server publishes (documents.ts). Default 0. */
   openapiRootLagMs?: number;
+  /** Play an older openshift-apiserver's storages (objects/older-server.ts). */
+  olderServer?: OlderServer;
   /** Serve as openshift-apiserver behind a real kube-apiserver's aggregator (simulator/aggregated). */
   aggregated?: AggregatedOptions;
 }
@@ -103,6 +106,7 @@ export class SimulatorServer {
   rbac: RbacBackend = storeBackend(this.store);
   /** The validating admission webhooks tests add (index.ts addWebhook). */
   readonly webhooks: Webhook[] = [];
+  readonly olderServer: OlderServer | undefined;
   readonly log: LogEntry[] = [];
   readonly tls: TlsMaterial;
   readonly tokens: Map<string, Identity>;
@@ -133,6 +137,7 @@ export class SimulatorServer {
       Object.entries(options.tokens).map(([token, identity]) => [token, { ...identity }]),
     );
     this.latencyMs = options.latencyMs;
+    this.olderServer = options.olderServer;
     this.protocol = options.protocol ?? 'h2';
     this.openapi = options.openapiV3 === false ? undefined : this.documents;
     this.documents.rootLagMs = options.openapiRootLagMs ?? 0;
