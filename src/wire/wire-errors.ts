@@ -29,7 +29,7 @@ export class ReadTimeoutError extends Error {
  * documents, a few MiB for the biggest group-versions; a body past this is not an API server's
  * answer to any request the library sends, and reading on would only fill the heap.
  */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+export const MAX_ANSWER_BYTES: number = 64 * 1024 * 1024;
 
 /** The codes of an answer past MAX_ANSWER_BYTES: ours (HTTP/2) and undici's (HTTP/1.1, `maxResponseSize`). */
 export const TOO_LARGE_CODES: ReadonlySet<string> = new Set([

@@ -337,21 +337,25 @@ describe('live checks', () => {
     expect(await exists(foreign)).toBe(true);
   });
 
-  test('a replay deletes an object create() took over; the refs with created: true keep it', async () => {
+  test("create() adopts another's object only when asked, and its replay relinquishes it, never deletes it", async () => {
     const theirs = await kubectlCreate('ConfigMap', `${config.prefix}-takeover-config`, { note: 'theirs' });
-    const refs = await ocp.create(TEMPLATE, params('takeover'), options());
+    const refused = await ocp.create(TEMPLATE, params('takeover'), options()).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ocp.OperationError);
+    const { operation, resources, failures } = refused as ocp.OperationError;
+    expect([operation, resources, failures.map((f) => [f.resource.name, f.error.code])]).toEqual([
+      'Preflight',
+      [],
+      [[theirs.name, 'OTC_NOT_ADOPTED']],
+    ]);
+    const refs = await ocp.create(TEMPLATE, params('takeover'), { ...options(), adopt: true });
     ledger.add(refs);
     expect(refs[0]?.created).toBe(false);
     await ocp.delete({ namespace: config.namespace, resources: refs.filter((r) => r.created), api });
-    expect(await exists(theirs)).toBe(true);
     const replay = await ocp.delete(TEMPLATE, params('takeover'), options());
     const taken = replay.find((r) => r.kind === 'ConfigMap');
-    expect(taken?.deletion).toBe('deleted');
-    expect(taken?.managers).toEqual([
-      { manager: 'mini-scheduler', operation: 'Apply' },
-      { manager: 'kubectl-create', operation: 'Update' },
-    ]);
-    ledger.forget(replay);
+    expect([taken?.deletion, taken?.declarers]).toEqual(['relinquished', ['kubectl-create']]);
+    expect(await exists(theirs)).toBe(true);
+    ledger.forget(replay.filter((r) => r.kind !== 'ConfigMap'));
   });
 
   test('a KubeVirt VirtualMachine round trip', async (ctx) => {
