@@ -80,9 +80,8 @@ export function minimumRequests(
     // ResourceQuotas listed once, to sum what the batch needs.
     case 'create':
       return 3 + (d - 1) + 2 * n + typing.root + typing.documents;
-    // Its objects exist: each dry run answers 200, so each is read once to check it is the job's own.
     case 'setup-create':
-      return 3 + 3 * n;
+      return 3 + 2 * n;
     case 'get':
       return 2 + n;
     case 'delete':

@@ -45,7 +45,8 @@ export async function revalidationChecks(protocol: Protocol, dir: string): Promi
       const check = totalCheck(`${label}: the root and the refused document read again`, [...sim.log], {
         root: 1,
         documents: 1,
-        others: minimumRequests('setup-create', n, d) + 1,
+        // The objects exist (each read to check it is the job's own), and one dry run is sent again.
+        others: minimumRequests('setup-create', n, d) + n + 1,
       });
       const root = sim.log.find((e) => e.path === ROOT);
       const bytesOf = (wanted: (url: string) => boolean): number =>
