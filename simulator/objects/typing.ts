@@ -7,19 +7,18 @@
 //   kind's Go type, where a wrong type or a value the type cannot hold is a 400, and unknown fields
 //   are a 400 under `Strict`, dropped with a warning each under `Warn` (and without a directive),
 //   dropped silently under `Ignore`; a merge patch the same, on the patched object, with a 422.
-import {
-  applyRefusal,
-  createDecodeMessage,
-  pruneUndeclared,
-  strictDecodingMessage,
-  typeValue,
-  unknownField,
-  type ObjectIdentity,
-} from '../../src/schema/index.ts';
-import { goQuote } from '../../src/schema/paths.ts';
+import { pruneUndeclared, typeValue } from '../../src/schema/index.ts';
+import { goQuote } from '../../src/util/quote.ts';
 import type { KindTypes } from '../discovery/openapi/tables.ts';
 import type { ResourceInfo } from '../types.ts';
 import { isObject, type JsonObject } from './fields.ts';
+import {
+  applyRefusal,
+  createDecodeMessage,
+  strictDecodingMessage,
+  unknownField,
+  type ObjectIdentity,
+} from './refusals.ts';
 import { badRequest, invalid, StatusError } from './status.ts';
 
 function apiVersionOf(info: ResourceInfo): string {
@@ -50,7 +49,7 @@ function identityOf(info: ResourceInfo, body: JsonObject): ObjectIdentity {
 /** Refuses a server-side apply body its kind's schema does not type, or its Go type cannot hold. */
 export function typeApplied(types: KindTypes | undefined, info: ResourceInfo, body: unknown): void {
   if (types === undefined || !isObject(body) || !namesKind(info, body)) return;
-  const typed = typeValue(types.table, body, types.type, { report: 'server', decode: types.builtIn });
+  const typed = typeValue(types.table, body, types.type, { decode: types.builtIn });
   const refusal = applyRefusal(identityOf(info, body), typed);
   if (refusal !== undefined) throw new StatusError(500, '', refusal);
 }

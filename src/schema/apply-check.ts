@@ -52,7 +52,7 @@ export function checkForApply(
   // Typed without them, so that a malformed managedFields is reported once, as server-set.
   const { object: rest, found } = withoutServerSet(object);
   if (mode === 'Strict') {
-    const typed = typeObject(schema.table, rest, { ...options, report: 'all' });
+    const typed = typeObject(schema.table, rest, options);
     const refused = [...found, ...typed.problems, ...typed.decodeProblems];
     return { kind: 'typed', object, refused, removed: [] };
   }

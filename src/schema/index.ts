@@ -5,7 +5,7 @@ export { pruneUndeclared, type PruneResult } from './prune.ts';
 export { withoutServerSet } from './server-set.ts';
 export { kindKey, type TypeTable } from './table.ts';
 export { typeObject, typeValue, type TypingOptions, type TypingResult } from './typing.ts';
-export * from './wording.ts';
+export type { ProblemKind, TypingProblem, ValueType } from './wording.ts';
 export {
   checkForApply,
   declaresKind,

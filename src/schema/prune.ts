@@ -59,9 +59,9 @@ function copyWithout(value: unknown, trie: Trie | undefined): unknown {
 export function pruneUndeclared(
   table: TypeTable,
   object: Record<string, unknown>,
-  options: Omit<TypingOptions, 'report'> = {},
+  options: TypingOptions = {},
 ): PruneResult {
-  const typed = typeObject(table, object, { ...options, report: 'all' });
+  const typed = typeObject(table, object, options);
   const removed = typed.problems.filter((p) => p.kind === 'undeclared');
   const problems = typed.problems.filter((p) => p.kind !== 'undeclared');
   const copy = copyWithout(object, removed.length === 0 ? undefined : trieOf(removed)) as Record<

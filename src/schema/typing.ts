@@ -13,17 +13,7 @@ import {
   type TypeRef,
   type TypeTable,
 } from './table.ts';
-import {
-  ROOT,
-  deduce,
-  goFieldOf,
-  record,
-  resolve,
-  valueType,
-  type Place,
-  type Report,
-  type Walk,
-} from './walk.ts';
+import { ROOT, deduce, goFieldOf, record, resolve, valueType, type Place, type Walk } from './walk.ts';
 import {
   KEYED_NOT_MAP,
   KEYED_NULL,
@@ -44,12 +34,6 @@ import {
 
 /** How to type. */
 export interface TypingOptions {
-  /**
-   * `all` (the default) reports every problem; `server` reports what kube-apiserver reports:
-   * per map only its first undeclared key in document order, and nothing more of a keyed list
-   * once an element cannot be keyed.
-   */
-  report?: Report;
   /**
    * Also check what kube-apiserver refuses while decoding into its Go types: a fraction in an
    * integer field, a Quantity that does not parse, an IntOrString that is neither. Built-in kinds
@@ -141,7 +125,6 @@ function visitMap(w: Walk, value: unknown, map: MapDef, place: Place, name: stri
     const childPlace: Place = { up: place, key, declared: field !== undefined, struct: name };
     if (ref === undefined) {
       record(w, 'undeclared', childPlace, UNDECLARED);
-      if (w.report === 'server') return;
       continue;
     }
     visit(w, child, ref, childPlace);
@@ -208,9 +191,8 @@ function visitList(w: Walk, value: unknown, list: ListDef, place: Place): void {
     const { element, error } =
       list.listType === 'map' ? keyedElement(w, list, child, place) : setElement(child);
     if (element === undefined) {
+      // Without a path element nothing below it can be reported.
       record(w, 'list', place, elementReason(index, error ?? ''));
-      // Without a path element nothing below it can be reported; the server stops the list.
-      if (w.report === 'server') return;
       continue;
     }
     if (seen.has(element)) record(w, 'list', place, duplicateKey(element));
@@ -236,7 +218,6 @@ export function typeValue(
 ): TypingResult {
   const w: Walk = {
     table,
-    report: options.report ?? 'all',
     decode: options.decode ?? false,
     problems: [],
     decodeProblems: [],

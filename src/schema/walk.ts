@@ -4,9 +4,6 @@ import { fieldElement, indexElement, strictField, strictIndex } from './paths.ts
 import { UNTYPED, type TypeDef, type TypeRef, type TypeTable } from './table.ts';
 import { noSuchType, type ProblemKind, type TypingProblem, type ValueType } from './wording.ts';
 
-/** How much to report: every problem, or what kube-apiserver reports. */
-export type Report = 'all' | 'server';
-
 /**
  * Where a value sits: one link per map key or list index, up to the root. Its paths are spelled
  * only when a problem is recorded, so typing a clean object allocates one small link per value.
@@ -64,7 +61,6 @@ export function goFieldOf(place: Place): string {
 
 export interface Walk {
   table: TypeTable;
-  report: Report;
   decode: boolean;
   problems: TypingProblem[];
   decodeProblems: TypingProblem[];

@@ -78,9 +78,13 @@ export function duplicateKey(element: string): string {
   return `duplicate entries for key ${element}`;
 }
 
-/** managedfields/internal/versionconverter.go noCorrespondingTypeErr. */
+/**
+ * managedfields/internal/versionconverter.go noCorrespondingTypeErr, the kind as
+ * schema.GroupVersionKind.String() prints it: `apps/v1, Kind=Deployment`, `/v1, Kind=Pod`.
+ */
 export function noCorrespondingType(apiVersion: string, kind: string): string {
-  return `no corresponding type for ${gvkText({ apiVersion, kind, name: '' })}`;
+  const group = apiVersion.includes('/') ? '' : '/';
+  return `no corresponding type for ${group}${apiVersion}, Kind=${kind}`;
 }
 
 /** typed/helpers.go resolveSchema. */
@@ -145,91 +149,4 @@ export function base64Reason(offset: number): string {
 /** encoding/json's UnmarshalTypeError for a struct field, without the literal. */
 export function goFieldReason(got: ValueType, goField: string, width: string): string {
   return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into Go struct field ${goField} of type ${width}`;
-}
-
-/** The object a message names. */
-export interface ObjectIdentity {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-}
-
-// apimachinery schema.GroupVersionKind.String(): `apps/v1, Kind=Deployment`, `/v1, Kind=Pod`.
-function gvkText({ apiVersion, kind }: ObjectIdentity): string {
-  const group = apiVersion.includes('/') ? '' : '/';
-  return `${group}${apiVersion}, Kind=${kind}`;
-}
-
-// managedfields/internal/structuredmerge.go objectGVKNN.
-function gvknn(object: ObjectIdentity): string {
-  return `${object.namespace ?? ''}/${object.name}; ${gvkText(object)}`;
-}
-
-/** structured-merge-diff's ValidationError(s).Error() over the problems (typed/helpers.go). */
-export function smdErrorText(problems: readonly TypingProblem[]): string {
-  const lines = problems.map((p) => (p.path === '' ? p.reason : `${p.path}: ${p.reason}`));
-  return lines.length === 1 ? (lines[0] ?? '') : ['errors:', ...lines.map((l) => `  ${l}`)].join('\n');
-}
-
-/**
- * The message of kube-apiserver's 500 when server-side apply cannot type the patch
- * (managedfields/internal/structuredmerge.go Apply).
- *
- * @example
- * typedPatchMessage(identity, problems);
- * // 'failed to create typed patch object (ns/web; apps/v1, Kind=Deployment): .spec.x: field not declared in schema'
- */
-export function typedPatchMessage(object: ObjectIdentity, problems: readonly TypingProblem[]): string {
-  return `failed to create typed patch object (${gvknn(object)}): ${smdErrorText(problems)}`;
-}
-
-/**
- * The message of kube-apiserver's 500 when server-side apply cannot decode the typed result into
- * its Go type (structuredmerge.go Apply → runtime/scheme.go unstructuredToTyped).
- */
-export function applyDecodeMessage(object: ObjectIdentity, problem: TypingProblem): string {
-  return (
-    `failed to convert new object (${gvknn(object)}) to proper version: ` +
-    `unable to convert unstructured object to ${gvkText(object)}: ${problem.reason}`
-  );
-}
-
-/**
- * What kube-apiserver answers a server-side apply of the object with — the message of its 500
- * Status, which has no `reason` — or `undefined` when the object types and decodes. Typing
- * problems come first (the patch is typed before anything else); of the decode problems only the
- * first counts, as conversion stops there. Pass a result typed with `report: 'server'` (and
- * `decode` for built-in kinds) to answer exactly as the server does.
- *
- * @example
- * const refusal = applyRefusal(identity, typeObject(table, body, { report: 'server', decode: true }));
- * if (refusal !== undefined) respond(500, refusal);
- */
-export function applyRefusal(
-  object: ObjectIdentity,
-  result: { problems: readonly TypingProblem[]; decodeProblems: readonly TypingProblem[] },
-): string | undefined {
-  if (result.problems.length > 0) return typedPatchMessage(object, result.problems);
-  const [first] = result.decodeProblems;
-  return first === undefined ? undefined : applyDecodeMessage(object, first);
-}
-
-/**
- * The message of kube-apiserver's 400 when a create or update body does not decode
- * (k8s.io/apiserver endpoints/handlers/rest.go transformDecodeError).
- */
-export function createDecodeMessage(object: ObjectIdentity, reason: string): string {
-  const version = object.apiVersion.split('/').pop() ?? '';
-  return `${object.kind} in version ${goQuote(version)} cannot be handled as a ${object.kind}: ${reason}`;
-}
-
-/** `unknown field "spec.x"` (sigs.k8s.io/json kubernetes_patch.go strictError.Error). */
-export function unknownField(strictPath: string): string {
-  return `unknown field ${goQuote(strictPath)}`;
-}
-
-/** `strict decoding error: unknown field "a", unknown field "b"` (runtime/error.go). */
-export function strictDecodingMessage(strictPaths: readonly string[]): string {
-  return `strict decoding error: ${strictPaths.map(unknownField).join(', ')}`;
 }

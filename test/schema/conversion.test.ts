@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { compactTypes } from '../../src/schema/compact.ts';
 import { typeObject, type TypingResult } from '../../src/schema/typing.ts';
-import { applyRefusal } from '../../src/schema/wording.ts';
+import { applyRefusal } from '../../simulator/objects/refusals.ts';
 import { base64Error } from '../../src/schema/base64.ts';
 import { timeError } from '../../src/schema/timestamp.ts';
 import { appsV1, deployment } from './tables.ts';
@@ -58,7 +58,7 @@ describe('format: byte (Secret.data, ConfigMap.binaryData): standard base64 with
     const object = secret({ metadata: { name: 's', namespace: 'demo' }, data: { token: 'not base64' } });
     const refusal = applyRefusal(
       { apiVersion: 'v1', kind: 'Secret', namespace: 'demo', name: 's' },
-      typeObject(coreV1, object, { report: 'server', decode: true }),
+      typeObject(coreV1, object, { decode: true }),
     );
     expect(refusal).toBe(
       'failed to convert new object (demo/s; /v1, Kind=Secret) to proper version: ' +

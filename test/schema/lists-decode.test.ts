@@ -3,7 +3,12 @@
 // refuses while decoding the typed object into its Go types.
 import { describe, expect, test } from 'vitest';
 import { typeObject, type TypingResult } from '../../src/schema/typing.ts';
-import { applyDecodeMessage, applyRefusal, createDecodeMessage } from '../../src/schema/wording.ts';
+import {
+  applyDecodeMessage,
+  applyRefusal,
+  createDecodeMessage,
+  serverProblems,
+} from '../../simulator/objects/refusals.ts';
 import { appsV1, deployment, single } from './tables.ts';
 
 type Json = Record<string, unknown>;
@@ -55,14 +60,15 @@ describe('keyed lists', () => {
     ]);
   });
 
-  test('an element that is not a map cannot be keyed; report "server" stops the list there', () => {
+  test('an element that is not a map cannot be keyed; the server stops the list there', () => {
     const object = deployment();
     (containers(object) as unknown[]).unshift('redis', { name: 'b', typo: 1 });
-    expect(lines(typeObject(appsV1, object))).toEqual([
+    const typed = typeObject(appsV1, object);
+    expect(lines(typed)).toEqual([
       '.spec.template.spec.containers: element 0: associative list with keys may not have non-map elements',
       '.spec.template.spec.containers[name="b"].typo: field not declared in schema',
     ]);
-    expect(lines(typeObject(appsV1, object, { report: 'server' }))).toEqual([
+    expect(lines({ ...typed, problems: serverProblems(typed.problems) })).toEqual([
       '.spec.template.spec.containers: element 0: associative list with keys may not have non-map elements',
     ]);
   });
@@ -148,19 +154,17 @@ describe('applyRefusal: the answer to a server-side apply', () => {
   test('typing problems first (all in one message), then the first decode problem, else none', () => {
     const object = deployment();
     const spec = object.spec as Json;
-    expect(
-      applyRefusal(identity, typeObject(appsV1, object, { report: 'server', decode: true })),
-    ).toBeUndefined();
+    expect(applyRefusal(identity, typeObject(appsV1, object, { decode: true }))).toBeUndefined();
     spec.replicas = 2.5;
     first(object).resources = { limits: { cpu: 'lots' } };
-    expect(applyRefusal(identity, typeObject(appsV1, object, { report: 'server', decode: true }))).toBe(
+    expect(applyRefusal(identity, typeObject(appsV1, object, { decode: true }))).toBe(
       'failed to convert new object (demo/redis; apps/v1, Kind=Deployment) to proper version: ' +
         'unable to convert unstructured object to apps/v1, Kind=Deployment: cannot convert float64 to int32',
     );
     spec.triggers = [];
     first(object).capabilities = {};
     // typed/helpers.go ValidationErrors.Error: one per line under "errors:" when there are several.
-    expect(applyRefusal(identity, typeObject(appsV1, object, { report: 'server', decode: true }))).toBe(
+    expect(applyRefusal(identity, typeObject(appsV1, object, { decode: true }))).toBe(
       'failed to create typed patch object (demo/redis; apps/v1, Kind=Deployment): errors:\n' +
         '  .spec.template.spec.containers[name="redis"].capabilities: field not declared in schema\n' +
         '  .spec.triggers: field not declared in schema',

@@ -3,13 +3,23 @@
 // Rules: sigs.k8s.io/structured-merge-diff typed/validate.go and typed/helpers.go.
 import { describe, expect, test } from 'vitest';
 import { typeObject, type TypingResult } from '../../src/schema/typing.ts';
-import { strictDecodingMessage, typedPatchMessage, unknownField } from '../../src/schema/wording.ts';
+import {
+  serverProblems,
+  strictDecodingMessage,
+  typedPatchMessage,
+  unknownField,
+} from '../../simulator/objects/refusals.ts';
 import { appsV1, coreV1, deployment, routeV1, single, templateV1 } from './tables.ts';
 
 type Json = Record<string, unknown>;
 
 function lines(result: TypingResult): string[] {
   return result.problems.map((p) => `${p.path}: ${p.reason}`);
+}
+
+/** What kube-apiserver reports of them (the simulator's serverProblems). */
+function serverLines(result: TypingResult): string[] {
+  return serverProblems(result.problems).map((p) => `${p.path}: ${p.reason}`);
 }
 
 function container(object: Json): Json {
@@ -76,7 +86,7 @@ describe('what server-side apply refuses (typed/validate.go visitMapItems: field
     ]);
   });
 
-  test('every problem is reported; report "server" keeps the first per map in document order', () => {
+  test('every problem is reported; the server keeps the first per map in document order', () => {
     const object = deployment();
     const spec = object.spec as Json;
     spec.triggers = [];
@@ -99,7 +109,7 @@ describe('what server-side apply refuses (typed/validate.go visitMapItems: field
         'unknown field "spec.triggers", unknown field "spec.paused2"',
     );
     // visitMapItems stops a map at its first undeclared key; the keys after it go unvisited.
-    expect(lines(typeObject(appsV1, object, { report: 'server' }))).toEqual([
+    expect(serverLines(typeObject(appsV1, object))).toEqual([
       '.spec.template.spec.volumes[name="data"].empty-dir: field not declared in schema',
       '.spec.triggers: field not declared in schema',
     ]);
@@ -107,7 +117,7 @@ describe('what server-side apply refuses (typed/validate.go visitMapItems: field
     delete object.spec;
     Object.assign(object, { extra: true, spec });
     // The root map: metadata (with its type problem) comes first, then extra stops the map.
-    expect(lines(typeObject(appsV1, object, { report: 'server' }))).toEqual([
+    expect(serverLines(typeObject(appsV1, object))).toEqual([
       '.metadata.generateName: expected string, got number',
       '.extra: field not declared in schema',
     ]);
