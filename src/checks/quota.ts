@@ -12,6 +12,7 @@
 import { type OperationFailure, RequestError } from '../errors.ts';
 import type { ResourceRef } from '../types.ts';
 import { isRecord } from '../util/json.ts';
+import { quantityNanos, readQuantity } from '../util/quantity.ts';
 import { groupOf } from './names.ts';
 import { describeRef } from './refs.ts';
 
@@ -57,18 +58,6 @@ const LEGACY_COUNTS = new Set([
 const STORAGE_CLASS = '.storageclass.storage.k8s.io/';
 const NANO = 1_000_000_000n;
 const BINARY: Readonly<Record<string, bigint>> = { Ki: 1n, Mi: 2n, Gi: 3n, Ti: 4n, Pi: 5n, Ei: 6n };
-const DECIMAL: Readonly<Record<string, number>> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  '': 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
 
 /**
  * A Kubernetes quantity (`5`, `1Gi`, `500M`, `1.5e3`, `250m`) in billionths, rounded up as
@@ -79,19 +68,8 @@ const DECIMAL: Readonly<Record<string, number>> = {
  */
 export function parseQuantity(text: unknown): bigint | undefined {
   if (typeof text !== 'string') return undefined;
-  const found = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/.exec(text);
-  if (found === null) return undefined;
-  const [, sign = '', number = '', suffix = ''] = found;
-  const [whole = '', fraction = ''] = number.split('.');
-  let numerator = BigInt(`${whole}${fraction}` || '0');
-  let denominator = 10n ** BigInt(fraction.length);
-  const binary = BINARY[suffix];
-  const exponent = binary === undefined ? (DECIMAL[suffix] ?? Number(suffix.slice(1))) : 0;
-  if (binary !== undefined) numerator *= 1024n ** binary;
-  if (exponent >= 0) numerator *= 10n ** BigInt(exponent);
-  else denominator *= 10n ** BigInt(-exponent);
-  const value = (numerator * NANO + denominator - 1n) / denominator;
-  return sign === '-' ? -value : value;
+  const read = readQuantity(text);
+  return typeof read === 'string' ? undefined : quantityNanos(read);
 }
 
 /** A sum in billionths, written as a quantity: the largest binary unit that divides it, else whole. */

@@ -17,11 +17,13 @@ describe('parseQuantity', () => {
     ['.5', 500_000_000n],
     ['1n', 1n],
     ['-2', -2n * NANO],
+    // parseQuantityString reads a number without digits as zero.
+    ['Gi', 0n],
   ])('%s', (text, value) => {
     expect(parseQuantity(text)).toBe(value);
   });
 
-  test.each([['1.5.1'], ['Gi'], ['1 Gi'], ['1gi'], [''], [5], [undefined]])(
+  test.each([['1.5.1'], ['1 Gi'], ['1gi'], ['1ki'], [''], [5], [undefined]])(
     '%s is not a quantity',
     (text) => {
       expect(parseQuantity(text)).toBeUndefined();
@@ -30,6 +32,12 @@ describe('parseQuantity', () => {
 
   test('a fraction below a billionth is rounded up, as resource.Quantity rounds', () => {
     expect(parseQuantity('0.0000000001')).toBe(1n);
+  });
+
+  test('an exponent past a thousand is no amount to sum, not a power too large to compute', () => {
+    expect(parseQuantity('1e9223372036854775807')).toBeUndefined();
+    expect(parseQuantity('1e-9223372036854775808')).toBe(1n);
+    expect(parseQuantity('1e9223372036854775808')).toBeUndefined();
   });
 });
 
