@@ -3,7 +3,8 @@
 // MarshalJSON) and `amount.go` (AsCanonicalBytes, AsCanonicalBase1024Bytes): the value rounded up
 // to a nano, in its suffix family (decimal SI, binary SI or an exponent), with the smallest integer
 // mantissa whose exponent is a multiple of three (of ten for a binary suffix). A string
-// ParseQuantity finds canonical already is written back as it was sent.
+// ParseQuantity finds canonical already is written back as it was sent. Its value is what quota
+// admission sums: the simulator's own reading, never the library's (src/util/quantity.ts).
 
 import type { TypeRef } from '../../src/schema/table.ts';
 import { setOwn } from '../../src/util/json.ts';
@@ -170,6 +171,21 @@ export function canonicalQuantity(value: string | number): string | undefined {
   const parsed = parse(text);
   if (!parsed) return undefined;
   return parsed.keep ? text : canonical(parsed.amount);
+}
+
+/**
+ * A Quantity's value in billionths, rounded up as ParseQuantity rounds, or `undefined` when it
+ * does not parse: what ResourceQuota admission compares and sums (quota.ts).
+ *
+ * @example
+ * quantityNanos('1Ki'); // 1024000000000n
+ */
+export function quantityNanos(value: unknown): bigint | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const parsed = parse(String(value).trim());
+  if (!parsed) return undefined;
+  const { unscaled, scale } = parsed.amount;
+  return scale >= -9 ? unscaled * 10n ** BigInt(scale + 9) : unscaled / 10n ** BigInt(-9 - scale);
 }
 
 /**

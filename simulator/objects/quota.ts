@@ -6,10 +6,10 @@
 // `count/<resource>[.<group>]` and of the core kinds' legacy names, a PVC's storage request.
 // No controller recalculates usage: a delete gives nothing back, as on a server whose quota
 // controller has not run yet.
-import { parseQuantity } from '../../src/checks/quota.ts';
 import { findResource } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
 import { isObject, type Json, type JsonObject, meta, str } from './fields.ts';
+import { quantityNanos } from './quantity.ts';
 import { StatusError } from './status.ts';
 import type { ObjectStore } from './store.ts';
 
@@ -34,7 +34,7 @@ function usage(info: ResourceInfo, object: JsonObject): Map<string, bigint> {
     const spec = isObject(object.spec) ? object.spec : {};
     const resources = isObject(spec.resources) ? spec.resources : {};
     const requests = isObject(resources.requests) ? resources.requests : {};
-    used.set('requests.storage', parseQuantity(requests.storage) ?? 0n);
+    used.set('requests.storage', quantityNanos(requests.storage) ?? 0n);
   }
   return used;
 }
@@ -103,8 +103,8 @@ export function admitQuota(store: ObjectStore, resources: readonly ResourceInfo[
         `status unknown for quota: ${name}, resources: ${[...restricted].sort().join(',')}`,
       );
     const requested = restricted.filter((r) => (uses.get(r) ?? 0n) > 0n);
-    const after = new Map(requested.map((r) => [r, (parseQuantity(used[r]) ?? 0n) + (uses.get(r) ?? 0n)]));
-    const exceeded = requested.filter((r) => (after.get(r) ?? 0n) > (parseQuantity(hard[r]) ?? 0n));
+    const after = new Map(requested.map((r) => [r, (quantityNanos(used[r]) ?? 0n) + (uses.get(r) ?? 0n)]));
+    const exceeded = requested.filter((r) => (after.get(r) ?? 0n) > (quantityNanos(hard[r]) ?? 0n));
     if (exceeded.length > 0) {
       const part = (value: (r: string) => string): string => listText(exceeded.map((r) => [r, value(r)]));
       const why =

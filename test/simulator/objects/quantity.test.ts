@@ -5,7 +5,7 @@
 // (npm run cluster) answered for a Pod's requests.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Simulator, startSimulator } from '../../../simulator/index.ts';
-import { canonicalQuantity } from '../../../simulator/objects/quantity.ts';
+import { canonicalQuantity, quantityNanos } from '../../../simulator/objects/quantity.ts';
 import { apply, call } from '../client.ts';
 
 /** TestQuantityParseEmit: what ParseQuantity then String() give. */
@@ -89,6 +89,26 @@ describe('canonicalQuantity', () => {
 
   test.each(REAL_TIER)('%s is stored as %s', (input, expected) => {
     expect(canonicalQuantity(input)).toBe(expected);
+  });
+});
+
+describe('quantityNanos: what quota admission sums', () => {
+  const NANO = 1_000_000_000n;
+  test.each([
+    ['5', 5n * NANO],
+    [5, 5n * NANO],
+    ['1Ki', 1024n * NANO],
+    ['1.5Gi', 1536n * 1024n * 1024n * NANO],
+    ['250m', 250_000_000n],
+    ['1E-3', 1_000_000n],
+    ['0.0000000001', 1n],
+    ['-2', -2n * NANO],
+  ] as const)('%j', (text, value) => {
+    expect(quantityNanos(text)).toBe(value);
+  });
+
+  test.each([['1.5.1'], ['1gi'], [undefined], [{}]])('%j is not a quantity', (text) => {
+    expect(quantityNanos(text)).toBeUndefined();
   });
 });
 
