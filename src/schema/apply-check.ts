@@ -25,7 +25,7 @@ export type ApplyCheck =
   | { kind: 'typed'; object: Record<string, unknown>; refused: TypingProblem[]; removed: TypingProblem[] };
 
 /** Whether the table has a type for the object's `apiVersion` and `kind`. */
-export function declaresKind(table: TypeTable, object: Record<string, unknown>): boolean {
+function declaresKind(table: TypeTable, object: Record<string, unknown>): boolean {
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
   return Object.hasOwn(table.kinds, kindKey(apiVersion, kind));

@@ -5,10 +5,9 @@ export { pruneUndeclared, type PruneResult } from './prune.ts';
 export { withoutServerSet } from './server-set.ts';
 export { kindKey, type TypeTable } from './table.ts';
 export { typeObject, typeValue, type TypingOptions, type TypingResult } from './typing.ts';
-export type { ProblemKind, TypingProblem, ValueType } from './wording.ts';
+export type { TypingProblem } from './wording.ts';
 export {
   checkForApply,
-  declaresKind,
   type ApplyCheck,
   type GroupVersionSchema,
   type ValidationMode,

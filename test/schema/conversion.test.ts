@@ -1,5 +1,5 @@
 // What kube-apiserver refuses while it converts a typed built-in object into its Go type, beyond
-// fractions and Quantities (issue #34, item 2): base64 in `format: byte` fields, an IntOrString
+// fractions and Quantities: base64 in `format: byte` fields, an IntOrString
 // beyond int32, Time and MicroTime values that Go's time.Parse does not take. The fields are found
 // by their formats in kube-apiserver 1.34's published v1 document, as the simulator serves it.
 import { readFileSync } from 'node:fs';

@@ -121,7 +121,7 @@ describe('pruneUndeclared', () => {
     );
   });
 
-  test('no key is lost or altered by the copy: `__proto__`, a valid ConfigMap key, stays (issue #34)', () => {
+  test('no key is lost or altered by the copy: `__proto__`, a valid ConfigMap key, stays', () => {
     const object = JSON.parse(
       '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"__proto__":"kept","a":"b"},"id":1}',
     ) as Json;
