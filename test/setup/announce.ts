@@ -6,6 +6,6 @@ export default function announce(): void {
   if (named.length > 0) return;
   console.log(
     'npm test: about 100 test files over real HTTPS against the simulator; about 6 minutes on an idle ' +
-      '2-core machine, up to 12 on a busy one. Each file is listed as it finishes.',
+      '2-core machine, several times that on a busy one. Each file is listed as it finishes.',
   );
 }
