@@ -1,7 +1,7 @@
-// Every TypeScript snippet in the README is type-checked against the real exports and then run as
-// printed, on Node 22 and Node 24, against the simulator with KUBECONFIG set to the kubeconfig the
-// simulator writes (the README's "Try it locally" path), so the README cannot drift from the code.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// Every TypeScript snippet in the README and in docs/ is type-checked against the real exports and
+// then run as printed, on Node 22 and Node 24, against the simulator with KUBECONFIG set to the
+// kubeconfig the simulator writes (the Quickstart's path), so neither can drift from the code.
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -14,9 +14,21 @@ import { type Simulator, startSimulator } from '../simulator/index.ts';
 const run = promisify(execFile);
 const ENTRY = resolve('src/index.ts');
 
-async function snippets(): Promise<string[]> {
-  const readme = await readFile('README.md', 'utf8');
-  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+/** The README and every page of docs/, the README first. */
+async function pages(): Promise<string[]> {
+  const docs = (await readdir('docs')).filter((name) => name.endsWith('.md')).sort();
+  return ['README.md', ...docs.map((name) => join('docs', name))];
+}
+
+/** Each TypeScript snippet with the page it is on, in page order. */
+async function snippets(): Promise<{ page: string; source: string }[]> {
+  const found = await Promise.all(
+    (await pages()).map(async (page) => {
+      const text = await readFile(page, 'utf8');
+      return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => ({ page, source: m[1] ?? '' }));
+    }),
+  );
+  return found.flat();
 }
 
 function typeErrors(files: Map<string, string>): string[] {
@@ -46,10 +58,10 @@ function typeErrors(files: Map<string, string>): string[] {
     .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
-describe('README', () => {
+describe('README and docs/', () => {
   let sim: Simulator;
   let dir: string;
-  let code: string[];
+  let code: { page: string; source: string }[];
 
   beforeAll(async () => {
     code = await snippets();
@@ -65,8 +77,8 @@ describe('README', () => {
   });
 
   test('has TypeScript snippets, and every one type-checks against the real exports', () => {
-    expect(code.length).toBeGreaterThanOrEqual(6);
-    const files = new Map(code.map((source, i) => [resolve(`readme-snippet-${i + 1}.ts`), source]));
+    expect(code.length).toBeGreaterThanOrEqual(19);
+    const files = new Map(code.map(({ source }, i) => [resolve(`readme-snippet-${i + 1}.ts`), source]));
     expect(typeErrors(files)).toEqual([]);
   });
 
@@ -75,7 +87,7 @@ describe('README', () => {
     async (major) => {
       const node = major === process.versions.node.split('.')[0] ? process.execPath : await fetchNode(major);
       sim.clearLog();
-      for (const [i, source] of code.entries()) {
+      for (const [i, { page, source }] of code.entries()) {
         // Only the package name is mapped to this checkout; nothing else of a snippet is changed.
         const runnable = source.replaceAll("'openshift-template-client'", JSON.stringify(ENTRY));
         const file = join(dir, `snippet-${major}-${i + 1}.ts`);
@@ -88,7 +100,7 @@ describe('README', () => {
           // Node 22 announces type stripping once; anything else on stderr is a failure.
           expect(
             stderr.replace(/^.*ExperimentalWarning: Type Stripping.*\n.*--trace-warnings.*\n/m, ''),
-            `snippet ${i + 1}`,
+            `snippet ${i + 1} (${page})`,
           ).toBe('');
         }
       }
@@ -100,10 +112,28 @@ describe('README', () => {
       expect(
         sim.log.some((e) => e.user === 'system:serviceaccount:workers:scheduler' && e.method === 'DELETE'),
       ).toBe(true);
-      // Each snippet is its own Node process, one after another: about 25 s on an idle machine.
+      // Each snippet is its own Node process, one after another: about 30 s on an idle machine.
     },
-    120_000,
+    300_000,
   );
+});
+
+describe('README: the way in', () => {
+  test('at most 500 lines, none over 200 characters outside code blocks', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(500);
+    const prose = readme.replace(/```[\s\S]*?```/g, '');
+    expect(prose.split('\n').filter((line) => line.length > 200)).toEqual([]);
+  });
+
+  test('links only to docs/ pages that exist', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const linked = new Set(
+      [...readme.matchAll(/\]\((docs\/[\w.-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1] ?? ''),
+    );
+    expect(linked.size).toBeGreaterThanOrEqual(10);
+    for (const page of linked) await expect(readFile(page, 'utf8')).resolves.toBeTypeOf('string');
+  });
 });
 
 describe('README table of contents', () => {

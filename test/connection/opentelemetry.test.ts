@@ -1,5 +1,5 @@
-// The README's OpenTelemetry recipe, as printed, against an in-memory span exporter: one span per
-// operation, a child span per request, errors recorded, nothing secret in any attribute.
+// docs/observability.md's OpenTelemetry recipe, as printed, against an in-memory span exporter: one
+// span per operation, a child span per request, errors recorded, nothing secret in any attribute.
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { context, trace } from '@opentelemetry/api';
@@ -20,9 +20,9 @@ let recipe: string;
 
 beforeAll(async () => {
   h = await harness();
-  const readme = await readFile('README.md', 'utf8');
-  const source = /### OpenTelemetry[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (source === undefined) throw new Error('README.md lost its OpenTelemetry recipe');
+  const page = await readFile('docs/observability.md', 'utf8');
+  const source = /## OpenTelemetry[\s\S]*?```ts\n([\s\S]*?)```/.exec(page)?.[1];
+  if (source === undefined) throw new Error('docs/observability.md lost its OpenTelemetry recipe');
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(
     new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),

@@ -1,7 +1,7 @@
 // The README's install path on a fresh clone, as printed: the clone's `npm ci` and `npm pack`, the
-// Install section's and the ts-node recipe's `npm install` lines, then the package used the ways users
-// reach for it: ESM import, CommonJS require, tsx, the README's two REPL recipes, an esbuild bundle,
-// and an unsupported Node.
+// Install section's and docs/repl.md's ts-node `npm install` lines in a project made by `npm init -y`,
+// then the package used the ways users reach for it: ESM import, CommonJS require, tsx, the two REPL
+// recipes of docs/repl.md, its here-doc and `.ts` file, an esbuild bundle, and an unsupported Node.
 import { execFile, spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,18 +22,17 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'ots-package-'));
   const readme = await readFile(resolve('README.md'), 'utf8');
+  const repl = await readFile(resolve(REPL_PAGE), 'utf8');
   await freshClone(join(root, 'openshift-template-client'));
   // The Install section's clone steps, run as printed from the folder the clone is in.
   await shell(cloneSteps(readme), root);
   project = join(root, 'consumer');
   await mkdir(project);
-  await writeFile(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }),
-  );
+  // As a newcomer starts a project: npm's own package.json, which says "type": "commonjs".
+  await shell('npm init -y > /dev/null', project);
   // The Install section's line, then the ts-node recipe's, exactly as printed, from the registry.
   await shell(installLine(readme, '## Install'), project);
-  await shell(installLine(readme, '## From a REPL'), project);
+  await shell(installLine(repl, '## From a REPL'), project);
   await shell('npm install --no-audit --no-fund --loglevel=error tsx@4 esbuild@0.28', project);
   sim = await startSimulator();
   await sim.writeKubeconfig(join(project, 'kubeconfig.json'));
@@ -62,6 +61,9 @@ async function shell(script: string, cwd: string): Promise<void> {
   await run('sh', ['-e', '-c', script], { cwd, maxBuffer: 64 * 1024 * 1024 });
 }
 
+/** Where the REPL recipes, the here-doc and the `.ts` file are printed. */
+const REPL_PAGE = 'docs/repl.md';
+
 /** The Install section's first shell block without its `git clone` line, which the copy stands in for. */
 function cloneSteps(readme: string): string {
   const block = shellBlocks(section(readme, '## Install'))[0] ?? '';
@@ -74,13 +76,13 @@ function cloneSteps(readme: string): string {
 function installLine(readme: string, heading: string): string {
   const lines = shellBlocks(section(readme, heading)).flatMap((b) => b.split('\n'));
   const line = lines.find((l) => l.startsWith('npm install '));
-  if (!line) throw new Error(`README section ${heading} has no npm install line`);
+  if (!line) throw new Error(`section ${heading} has no npm install line`);
   return line;
 }
 
 function section(readme: string, heading: string): string {
   const start = readme.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`README has no section ${heading}`);
+  if (start < 0) throw new Error(`no section ${heading}`);
   const end = readme.indexOf('\n## ', start + heading.length + 2);
   return readme.slice(start, end < 0 ? undefined : end);
 }
@@ -158,7 +160,7 @@ console.log(JSON.stringify(objects.map((o) => o.metadata?.name)));`,
     expect(names).toEqual(EXPECTED);
   });
 
-  // The README's REPL recipes, typed line by line as a person would: each line after the prompt.
+  // docs/repl.md's REPL recipes, typed line by line as a person would: each line after the prompt.
   const RENDERED = 'ConfigMap/repl-001-config Secret/repl-001-credentials VirtualMachine/repl-001';
 
   test('the ts-node REPL recipe: transpile-only, CommonJS, top-level await', async () => {
@@ -186,18 +188,29 @@ console.log(JSON.stringify(objects.map((o) => o.metadata?.name)));`,
     expect(there).toContain(RENDERED);
   });
 
-  test("the README's here-doc form: plain node reads standard input as one module", async () => {
+  test("docs/repl.md's here-doc form: plain node reads standard input as one module", async () => {
     const script = await readmeBlock('### From a here-doc', 'sh', "node <<'EOF'");
     const { stdout } = await run('bash', ['-c', script], { cwd: project, env });
     expect(stdout).toContain(RENDERED);
   });
 
-  test("the README's job.ts, run by Node itself on 24 and on 22", async () => {
-    await writeFile(join(project, 'job.ts'), await readmeBlock('### From a here-doc', 'ts', 'import'));
+  test('docs/repl.md\'s job.mts, and job.ts under "type": "module", run by Node itself on 24 and on 22', async () => {
+    const source = await readmeBlock('### From a here-doc', 'ts', 'import');
+    // npm init -y's "type": "commonjs" holds for job.mts too: the extension decides.
+    expect(JSON.parse(await readFile(join(project, 'package.json'), 'utf8'))).toMatchObject({
+      type: 'commonjs',
+    });
+    await writeFile(join(project, 'job.mts'), source);
+    const typed = join(project, 'typed-module');
+    await mkdir(typed, { recursive: true });
+    await writeFile(join(typed, 'package.json'), JSON.stringify({ type: 'module' }));
+    await writeFile(join(typed, 'job.ts'), source);
     const FILE = 'ConfigMap/file-001-config Secret/file-001-credentials VirtualMachine/file-001';
     for (const node of [process.execPath, await fetchNode('22')]) {
-      const { stdout } = await run(node, ['job.ts'], { cwd: project, env });
+      const { stdout } = await run(node, ['job.mts'], { cwd: project, env });
       expect(stdout).toContain(FILE);
+      const there = await run(node, ['job.ts'], { cwd: typed, env });
+      expect(there.stdout).toContain(FILE);
     }
   });
 
@@ -278,9 +291,9 @@ try {
   });
 });
 
-/** The README's REPL recipe whose shell block ends with `command`: that block and the typed lines. */
+/** docs/repl.md's REPL recipe whose shell block ends with `command`: that block and the typed lines. */
 async function readmeRecipe(command: string): Promise<[string, string[]]> {
-  const readme = await readFile(resolve('README.md'), 'utf8');
+  const readme = await readFile(resolve(REPL_PAGE), 'utf8');
   const section = readme.slice(readme.indexOf('## From a REPL'));
   for (const match of section.matchAll(/```sh\n([\s\S]*?)```\s*```text\n([\s\S]*?)```/g)) {
     const setup = match[1] ?? '';
@@ -291,17 +304,17 @@ async function readmeRecipe(command: string): Promise<[string, string[]]> {
       .map((l) => l.slice(2));
     return [setup, lines];
   }
-  throw new Error(`README has no REPL recipe ending in ${command}`);
+  throw new Error(`${REPL_PAGE} has no REPL recipe ending in ${command}`);
 }
 
-/** The first `lang` code block of the README section `heading` whose text starts with `start`. */
+/** The first `lang` code block of docs/repl.md's section `heading` whose text starts with `start`. */
 async function readmeBlock(heading: string, lang: string, start: string): Promise<string> {
-  const readme = await readFile(resolve('README.md'), 'utf8');
+  const readme = await readFile(resolve(REPL_PAGE), 'utf8');
   const section = readme.slice(readme.indexOf(heading));
   for (const match of section.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))) {
     if ((match[1] ?? '').startsWith(start)) return match[1] ?? '';
   }
-  throw new Error(`README section ${heading} has no ${lang} block starting with ${start}`);
+  throw new Error(`${REPL_PAGE} section ${heading} has no ${lang} block starting with ${start}`);
 }
 
 /** Types each line after the REPL's prompt, as a person would, and returns everything printed. */
