@@ -87,6 +87,24 @@ export interface Verdicts {
   detail: string;
 }
 
+const words = (text: string): string[] => text.split(/[\s:]+/).filter((w) => w !== '');
+
+/**
+ * Whether the server's message gives the engine's reason: the engine never repeats a value (it
+ * names its type instead), so its words must appear in the server's, in order, with the values
+ * the server quotes between them.
+ */
+function saysReason(message: string, reason: string): boolean {
+  const said = words(message);
+  let at = 0;
+  for (const word of words(reason)) {
+    at = said.indexOf(word, at);
+    if (at < 0) return false;
+    at++;
+  }
+  return true;
+}
+
 const paths = (problems: readonly { path: string }[]): string =>
   [...new Set(problems.map((p) => p.path))].sort().join(' ');
 
@@ -121,7 +139,7 @@ export function strictOutcome(
   const decodes = refused.filter((p) => p.kind === 'decode');
   if (server.kind === 'decode') {
     const typing = refused.filter((p) => p.kind !== 'decode');
-    const named = decodes.some((p) => server.message.endsWith(`: ${p.reason}`));
+    const named = decodes.some((p) => saysReason(server.message, p.reason));
     return { outcome: typing.length === 0 && named ? 'both refuse' : 'different problem', refused, detail };
   }
   const { object: rest } = withoutServerSet(object);

@@ -159,7 +159,7 @@ const show = (at: At): string => `.${dotted(at)}`;
 
 const OTHER_TYPE: Record<string, unknown[]> = {
   string: [42, true, { a: 'b' }, ['x']],
-  number: ['7', true, 1.5, { a: 1 }],
+  number: ['7', true, 1.5, { a: 1 }, 2147483648, -1e20],
   boolean: ['true', 1, ['x']],
   map: ['text', 3, ['x']],
   list: ['text', 3, { a: 'b' }],
@@ -235,6 +235,11 @@ const VALUES: Record<string, unknown[]> = {
     '10000-01-01T00:00:00Z',
     '2024-01-02t03:04:05Z',
     '2024-01-02T03:04:05-00:00',
+    '2024-01-02T3:04:05Z',
+    '2024-01-02T03:04:05+0100',
+    '2024-01-02T03:04:05+24:00',
+    '2024-01-02T03:04:05,5Z',
+    '2024-01-02T03:04:05.Z',
     '2024-1-2T3:4:5Z',
   ],
 };

@@ -170,6 +170,7 @@ interface Case {
   target: Rendered;
   what: string;
   object: Json;
+  server?: ServerVerdict;
   strict?: StrictOutcome;
   warn?: WarnOutcome;
   detail?: string;
@@ -235,11 +236,16 @@ describe.skipIf(kubeconfig === '' || corpus === '')(
           const applied =
             warn.warned === undefined ? undefined : await dryRunApply(client, c.target, warn.warned);
           if (applied !== undefined) requests++;
+          c.server = server;
           c.strict = strict.outcome;
           c.warn = warn.verdict(applied);
           c.detail = strict.detail;
         });
         report(cases, bases.length, excluded, requests);
+        // Every case on its own line, for a reader looking into one class.
+        if (process.env.OTS_DIFFERENTIAL_VERBOSE === '1')
+          for (const c of cases)
+            console.log(`[${c.class}] ${c.target.label}: ${c.what} → ${c.strict} (${c.detail})`);
         const wrong = cases.filter(
           (c) => (c.strict !== undefined && DISAGREEMENTS.includes(c.strict)) || c.warn !== 'agrees',
         );
@@ -267,15 +273,41 @@ function report(
     `typing differential: seed ${SEED}, ${cases.length} cases over ${objects} objects, ${requests} dry runs`,
   ];
   lines.push(
-    `  ${'class'.padEnd(14)} ${'cases'.padStart(5)}  ${outcomes.map((o) => o.padStart(18)).join('')}  warn≠`,
+    `  ${'class'.padEnd(14)} ${'cases'.padStart(5)}${outcomes.map((o) => o.padStart(19)).join('')}  Warn differs`,
   );
   for (const cls of CLASSES) {
     const of = cases.filter((c) => c.class === cls);
-    const counts = outcomes.map((o) => String(of.filter((c) => c.strict === o).length).padStart(18)).join('');
+    const counts = outcomes.map((o) => String(of.filter((c) => c.strict === o).length).padStart(19)).join('');
     lines.push(
-      `  ${cls.padEnd(14)} ${String(of.length).padStart(5)}  ${counts}  ${of.filter((c) => c.warn !== 'agrees').length}`,
+      `  ${cls.padEnd(14)} ${String(of.length).padStart(5)}${counts}  ${of.filter((c) => c.warn !== 'agrees').length}`,
     );
   }
-  for (const e of excluded) lines.push(`  not mutated: ${e}`);
+  const tally = (keys: string[]): string =>
+    [...new Set(keys)]
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+      .map((k) => `${k} ×${keys.filter((x) => x === k).length}`)
+      .join(', ');
+  const depths = cases
+    .filter((c) => c.class === 'undeclared')
+    .map((c) => /depth (\d+)/.exec(c.what)?.[1] ?? '?');
+  lines.push(`  undeclared fields by depth: ${tally(depths)}`);
+  const serverSet = cases
+    .filter((c) => c.strict === 'deliberate')
+    .map((c) => `${c.what.replace(/ set$/, '')} → ${answerOf(c.server)}`);
+  lines.push(`  deliberate refusals, the server's answer: ${tally(serverSet)}`);
+  const validation = cases
+    .filter((c) => c.strict === 'server validation')
+    .map((c) => `${c.class} → ${answerOf(c.server)}`);
+  lines.push(`  refused by the server's validation, not typing: ${tally(validation)}`);
+  for (const e of [...excluded].sort()) lines.push(`  not mutated: ${e}`);
   console.log(lines.join('\n'));
+}
+
+function answerOf(server: ServerVerdict | undefined): string {
+  if (server === undefined) return '?';
+  if (server.kind !== 'other') return server.kind;
+  // A custom resource's OpenAPI validation (type integer, a pattern), which typing does not do.
+  return / in body (must|should) /.test(server.message)
+    ? `${server.status} CRD schema`
+    : String(server.status);
 }
