@@ -158,11 +158,11 @@ const dotted = (at: At): string => at.map(String).join('.');
 const show = (at: At): string => `.${dotted(at)}`;
 
 const OTHER_TYPE: Record<string, unknown[]> = {
-  string: [42, true, { a: 'b' }, ['x']],
+  string: [42, true, { a: 'b' }, ['x'], null],
   number: ['7', true, 1.5, { a: 1 }, 2147483648, -1e20],
   boolean: ['true', 1, ['x']],
-  map: ['text', 3, ['x']],
-  list: ['text', 3, { a: 'b' }],
+  map: ['text', 3, ['x'], null],
+  list: ['text', 3, { a: 'b' }, null],
 };
 
 function typeName(value: unknown): string {
@@ -172,7 +172,7 @@ function typeName(value: unknown): string {
 
 // Names an undeclared field could have: one that looks like a real field, one that is a near miss.
 const NEW_FIELDS = ['extraField', 'zz-unknown', 'Spec', 'replica', 'x_y'];
-const NEW_VALUES: unknown[] = ['v', 3, true, { nested: 'v' }, ['v']];
+const NEW_VALUES: unknown[] = ['v', 3, true, { nested: 'v' }, ['v'], null];
 
 const VALUES: Record<string, unknown[]> = {
   'int-or-string': [8080, '8080', 'http', '25%', 1.5, true, -1, 2147483648, '', { a: 1 }, ['x'], 0],
