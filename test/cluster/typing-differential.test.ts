@@ -32,7 +32,7 @@ const corpus = process.env.OTS_CORPUS ?? '';
 const SEED = Number(process.env.OTS_DIFFERENTIAL_SEED ?? 43);
 const NAMESPACE = 'workers';
 const FIELD_MANAGER = 'mini-scheduler';
-/** Cases per class: about 1,400 in all, a few minutes of dry runs. */
+/** Cases per class: about 1,400 in all, within the tier suite's budget. */
 const PER_CLASS: Record<MutationClass, number> = {
   'wrong-type': 220,
   undeclared: 240,
