@@ -8,6 +8,7 @@ import {
   type GroupVersionSchema,
   type TypingProblem,
 } from '../../src/schema/index.ts';
+import { serverProblems } from '../../simulator/objects/refusals.ts';
 import type { Json } from './mutations.ts';
 
 /** What kube-apiserver answered a dry-run server-side apply. */
@@ -143,7 +144,10 @@ export function strictOutcome(
     return { outcome: typing.length === 0 && named ? 'both refuse' : 'different problem', refused, detail };
   }
   const { object: rest } = withoutServerSet(object);
-  const asServer = typeObject(schema.table, rest, { report: 'server', decode: schema.builtIn });
+  // The simulator's reading of kube-apiserver's early stops, held to the server here too.
+  const asServer = {
+    problems: serverProblems(typeObject(schema.table, rest, { decode: schema.builtIn }).problems),
+  };
   const known = new Set(refused.map((p) => p.path));
   const agree =
     sameSet(asServer.problems, server.problems) && server.problems.every((p) => known.has(p.path));

@@ -69,7 +69,7 @@ describe.each(['h2', 'http1'] as const)('over %s', (protocol) => {
     );
     expect(sim.log).toHaveLength(0);
     const second = hung.runs()[1]?.pid ?? 0;
-    expect(await settles(() => alive(second), false, 5_000)).toBe(false);
+    expect(await settles(() => alive(second), false)).toBe(false);
 
     // Without a signal, the operation's own connect + read limit ends the wait.
     const limited = await rejection(
@@ -84,7 +84,7 @@ describe.each(['h2', 'http1'] as const)('over %s', (protocol) => {
 
     // close() while a request waits with the Connection's own (long) limits.
     const waiting = rejection(ocp.process('worker-template', { VM_NAME: 'c' }, { ...WORKER, api }));
-    expect(await settles(() => hung.runs().length, 4, 5_000)).toBe(4);
+    expect(await settles(() => hung.runs().length, 4)).toBe(4);
     await api.close();
     const closed = instance(await waiting, ocp.RequestError);
     expect(closed.message).toMatch(
@@ -92,7 +92,7 @@ describe.each(['h2', 'http1'] as const)('over %s', (protocol) => {
     );
     // A scheduler acts on the code: close() was called, nothing was sent (README, Failures).
     expect([closed.code, closed.outcome]).toEqual(['OTC_CONNECTION_CLOSED', 'not-sent']);
-    for (const { pid } of hung.runs()) expect(await settles(() => alive(pid), false, 5_000)).toBe(false);
+    for (const { pid } of hung.runs()) expect(await settles(() => alive(pid), false)).toBe(false);
     expect(sim.log).toHaveLength(0);
   }, 30_000);
 

@@ -77,9 +77,9 @@ describe('documents', () => {
     const first = await h.connect();
     await using second = await h.connect();
     const stuck = rejection(ocp.create('worker-template', { VM_NAME: 'f-0' }, { ...WORKER, api: first }));
-    expect(await settles(() => coreGets().length, 1, 10_000)).toBe(1);
+    expect(await settles(() => coreGets().length, 1)).toBe(1);
     const waiting = ocp.create('worker-template', { VM_NAME: 'f-1' }, { ...WORKER, api: second });
-    expect(await settles(() => roots(h).length, 2, 10_000)).toBe(2);
+    expect(await settles(() => roots(h).length, 2)).toBe(2);
     // The second Connection waits on the first one's download instead of sending its own.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(coreGets()).toHaveLength(1);

@@ -122,14 +122,14 @@ describe('fault matrix: credential plugins', () => {
     const runs = plugin.runs();
     expect(runs).toHaveLength(2);
     const stopped = runs[1]?.pid ?? 0;
-    const dead = (await settles(() => alive(stopped), false, 5_000)) ? 'no' : 'yes';
+    const dead = (await settles(() => alive(stopped), false)) ? 'no' : 'yes';
     expect(dead).toBe('yes');
 
     // The next request runs the plugin again and the Connection works.
     const objects = await ocp.process('worker-template', PARAMS, { ...WORKER, api });
     expect(objects).toHaveLength(3);
     await api.close();
-    const open = await settles(() => sim.stats().openSockets, 0, 3_000);
+    const open = await settles(() => sim.stats().openSockets, 0);
     expect(open).toBe(0);
     rows.push({
       step: STEP,

@@ -497,7 +497,7 @@ describe('fault matrix', () => {
         usable = 'yes';
         await api.close();
       }
-      const open = await settles(() => h.sim.stats().openSockets, 0, 3_000);
+      const open = await settles(() => h.sim.stats().openSockets, 0);
       expect(open).toBe(0);
       rows.push({
         step: step.name,

@@ -67,7 +67,7 @@ describe.each([
     const reads = ['q1', 'q2', 'q3'].map((name) => quick(api, name));
     let done = 0;
     for (const read of reads) void read.finally(() => (done += 1));
-    expect(await settles(() => done >= 2, true, 4_000)).toBe(true);
+    expect(await settles(() => done >= 2, true)).toBe(true);
     expect(drained).toBe(false);
     const open = h.sim.stats().openSockets;
     expect(open).toBeLessThanOrEqual(2);
