@@ -77,6 +77,7 @@ export async function realTierTarget(
     if (!stop) interrupt.abort();
     else
       void stop().finally(() => {
+        process.stderr.write('check-templates: interrupted; the real tier is stopped\n');
         process.exit(130);
       });
   };
@@ -95,7 +96,10 @@ export async function realTierTarget(
     });
   } catch (error) {
     unhook();
-    if (interrupt.signal.aborted) process.exit(130);
+    if (interrupt.signal.aborted) {
+      process.stderr.write('check-templates: interrupted while the real tier started; it is stopped\n');
+      process.exit(130);
+    }
     throw error;
   }
   const stopTier = once(async () => {
@@ -103,6 +107,12 @@ export async function realTierTarget(
     await rm(kubeconfig, { force: true });
   });
   stop = stopTier;
+  // A Ctrl-C the start no longer looked at: the tier came up all the same, and is stopped now.
+  if (interrupt.signal.aborted) {
+    await stopTier();
+    process.stderr.write('check-templates: interrupted; the real tier is stopped\n');
+    process.exit(130);
+  }
   try {
     // The tier bootstraps its test namespaces; another one the run names is made for it.
     if (!TEST_NAMESPACES.includes(namespace))
