@@ -100,6 +100,11 @@ export async function realTierTarget(
       process.stderr.write('check-templates: interrupted while the real tier started; it is stopped\n');
       process.exit(130);
     }
+    // That tier judges as well: the run can go there instead of waiting for it to stop.
+    if (error instanceof ClusterError && error.message.includes('another npm run cluster is running'))
+      throw new ClusterError(`${error.message}, or check on it: --kubeconfig FILE --round-trip`, {
+        cause: error,
+      });
     throw error;
   }
   const stopTier = once(async () => {
