@@ -1,8 +1,9 @@
 // `npm run check-templates -- FILE|DIR... [--field-validation MODE] [--param NAME=VALUE ...]`: runs
 // each Template of the files (JSON or YAML) through the library as an object, as `oc process -f`
 // does, never storing it: on the embedded OpenShift API simulator a round trip (process, create with
-// the chosen fieldValidation, get, then a template-mode delete from a new Connection); on a server a
-// kubeconfig names, a dry-run create only, unless --round-trip asks for the writes. Generated
+// the chosen fieldValidation, get, then a template-mode delete from a new Connection), the same on
+// the real tier --real-tier starts for the run; on a server a kubeconfig names, a dry-run create
+// only, unless --round-trip asks for the writes. The first line says what the run judges. Generated
 // parameters get explicit test values, so every run names the same objects. Prints a table per
 // Template, every problem of a refused one on its own line, and checks in the write log (the
 // simulator's request log, the tier's audit log) that a refused Template wrote nothing.
@@ -14,12 +15,15 @@ import { loadAllYaml } from '@kubernetes/client-node';
 import * as ocp from '../src/index.ts';
 import type { JsonObject } from '../simulator/index.ts';
 import { type CheckTarget, kubeconfigTarget, simulatorTarget } from './check-target.ts';
+import { judges, realTierSource, realTierTarget } from './check-tier.ts';
+import { ClusterError } from './cluster/build.ts';
 import { type Observed, readExpectations, unexpected } from './expectations.ts';
 import { testValue } from './test-values.ts';
 
 const USAGE = `usage: npm run check-templates -- FILE|DIR... [--field-validation Strict|Warn|Ignore]
                                   [--param NAME=VALUE ...] [--expect FILE]
                                   [--kubeconfig FILE [--namespace NS] [--round-trip]]
+                                  [--real-tier [--openshift-apiserver-source PATH]]
   FILE|DIR            Template files (.json, .yaml, .yml); a folder is read one level deep.
                       Each Template is processed as an object: no stored Template is read,
                       written or replaced
@@ -32,7 +36,15 @@ const USAGE = `usage: npm run check-templates -- FILE|DIR... [--field-validation
   --round-trip        with --kubeconfig: create for real, get, delete by replay from a new
                       Connection, and check nothing is left (the corpus check on npm run
                       cluster's tier: writes read from the audit log its kubeconfig names, for its
-                      token user). On the embedded simulator the round trip is always run
+                      token user). On the embedded simulator and --real-tier always run
+  --real-tier         judge on the real servers: start npm run cluster's tier for this run
+                      (kube-apiserver and openshift-apiserver, built with Go on first use;
+                      docs/real-tier.md), round-trip there, stop it after (Ctrl-C too). The
+                      simulator judges types and names, not kube-apiserver's validation
+  --openshift-apiserver-source PATH
+                      with --real-tier: openshift-apiserver's source, a directory or its
+                      tarball (default $OPENSHIFT_APISERVER_SOURCE); without it, or without
+                      Go, --real-tier refuses in one line
   --param             a parameter value for every Template that declares it (repeatable)
   --expect FILE       JSON with one section per mode, each { "<template>": EXPECTATION }:
                         { "Strict": { "t1": { "result": "refused", "issues": ["<line>", ...] } },
@@ -66,6 +78,8 @@ const { values, positionals } = (() => {
         kubeconfig: { type: 'string' },
         namespace: { type: 'string', default: 'workers' },
         'round-trip': { type: 'boolean', default: false },
+        'real-tier': { type: 'boolean', default: false },
+        'openshift-apiserver-source': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     });
@@ -81,6 +95,15 @@ const chosenMode = values['field-validation'];
 if (!(MODES as readonly string[]).includes(chosenMode))
   usageError(`--field-validation must be Strict, Warn or Ignore, not ${JSON.stringify(chosenMode)}`);
 const mode = chosenMode as Mode;
+if (values['real-tier'] && values.kubeconfig !== undefined)
+  usageError('--real-tier starts a server of its own: leave out --kubeconfig');
+if (values['openshift-apiserver-source'] !== undefined && !values['real-tier'])
+  usageError('--openshift-apiserver-source is read with --real-tier only');
+const tier = values['real-tier'] ? realTierSource(values['openshift-apiserver-source']) : undefined;
+if (tier && 'missing' in tier) {
+  process.stderr.write(`check-templates: ${tier.missing}\n`);
+  process.exit(2);
+}
 // The simulator is thrown away after the run: there the round trip costs nothing and is the check.
 const roundTrip = values['round-trip'] || values.kubeconfig === undefined;
 
@@ -300,12 +323,19 @@ const expected = roundTrip
   : Object.fromEntries(Object.entries(read).map(([name, { warnings, ...rest }]) => [name, rest]));
 const files = await filesOf(positionals);
 const ownKubeconfig = join(tmpdir(), `check-templates-${process.pid}.json`);
-const target = values.kubeconfig
-  ? await kubeconfigTarget(values.kubeconfig, roundTrip).catch((error: unknown) =>
-      usageError(describeError(error)),
-    )
-  : await simulatorTarget(ownKubeconfig, [NAMESPACE]);
+const target = tier
+  ? await realTierTarget(tier.source, ownKubeconfig, NAMESPACE).catch((error: unknown) => {
+      if (!(error instanceof ClusterError)) throw error;
+      process.stderr.write(`check-templates: --real-tier: ${error.message.replace(/^cluster: /, '')}\n`);
+      return process.exit(1);
+    })
+  : values.kubeconfig
+    ? await kubeconfigTarget(values.kubeconfig, roundTrip).catch((error: unknown) =>
+        usageError(describeError(error)),
+      )
+    : await simulatorTarget(ownKubeconfig, [NAMESPACE]);
 const outcomes: Outcome[] = [];
+console.log(judges(tier?.source, values.kubeconfig, roundTrip));
 console.log(`field validation: ${mode}`);
 console.log(`server: ${target.describe}`);
 console.log(

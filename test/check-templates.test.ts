@@ -218,7 +218,7 @@ test('--field-validation takes Strict, Warn or Ignore: anything else is one line
 test('Strict, the default: a refused Template prints every problem on its own line and wrote nothing', async () => {
   const { code, stdout } = await check(typed);
   expect(code).toBe(1);
-  expect(stdout).toMatch(/^field validation: Strict\n/);
+  expect(stdout).toMatch(/^judges: the embedded simulator: .*\nfield validation: Strict\n/);
   const undeclared = stdout.slice(
     stdout.indexOf('Template undeclared'),
     stdout.indexOf('Template wrong-type'),
@@ -365,6 +365,7 @@ test('--kubeconfig sends dry runs only: no write, stored Templates untouched, dr
     '--kubeconfig',
     h.kubeconfig,
   );
+  expect(stdout).toMatch(/^judges: the server of .*: its own validation, by dry runs \(nothing written\)\n/);
   expect(stdout).toContain('check: process, create as a dry run, in namespace workers: nothing is written');
   expect(stdout).toContain('  result   ok: process, create as a dry run\n');
   expect(code).toBe(0);
