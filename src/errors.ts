@@ -356,7 +356,7 @@ export class RequestError extends Error {
   }
 }
 
-export interface RequestErrorFields {
+interface RequestErrorFields {
   statusCode?: number;
   /** Inferred from `statusCode` and `reason`, or from the cause chain, when not given. */
   code?: RequestErrorCode;

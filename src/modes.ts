@@ -149,7 +149,7 @@ export async function deleteAll(
  * @example
  * if (skippedDryRun(op, target, { dryRun: true, useUid: false })) console.log('not sent');
  */
-export function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags): boolean {
+function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags): boolean {
   if (flags.dryRun !== true || !dryRunMayWrite(target.ref)) return false;
   const { ref } = target;
   const text =
@@ -183,7 +183,7 @@ export interface Pin {
  * @example
  * const result = await deleteOne(op, target, { useUid: true }, { uid: 'c0ffee' });
  */
-export async function deleteOne(
+async function deleteOne(
   op: OperationContext,
   target: Target,
   flags: DeleteFlags,

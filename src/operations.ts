@@ -256,8 +256,9 @@ export async function write(
     // The field manager on the POST too: kube-apiserver records the create under it.
     query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
     ...(post ? {} : { contentType: 'application/apply-patch+yaml' }),
-    // The rendered object plus the label that marks it as this field manager's (checks/ownership.ts).
-    body: withOwnerLabel(normalizeSecret(target.object), flags.fieldManager),
+    // The typed object (its Secret folded by typeTargets) plus the label that marks it as this
+    // field manager's (checks/ownership.ts).
+    body: withOwnerLabel(target.object, flags.fieldManager),
     step: 'Apply',
     target: describeRef(ref),
     object: warningTarget(ref),

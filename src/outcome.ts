@@ -230,7 +230,7 @@ function isTlsCode(code: string): boolean {
 }
 
 /** The string `code`s along an error's `cause` chain. */
-export function causeCodes(error: unknown): string[] {
+function causeCodes(error: unknown): string[] {
   const codes: string[] = [];
   let current: unknown = error;
   for (let depth = 0; isRecord(current) && depth < 10; depth += 1) {

@@ -31,7 +31,7 @@ export interface Rendered {
  * The target namespace does not exist (the processing POST's 404 says so), so none of the
  * `count` objects the Template holds can exist there either.
  */
-export interface AbsentNamespace {
+interface AbsentNamespace {
   absent: RequestError;
   count: number;
 }

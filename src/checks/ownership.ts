@@ -59,7 +59,7 @@ export function withOwnerLabel(
  * @example
  * ownerLabelOf({ metadata: { labels: { [OWNER_LABEL]: 'nightly' } } }); // 'nightly'
  */
-export function ownerLabelOf(object: unknown): string | undefined {
+function ownerLabelOf(object: unknown): string | undefined {
   const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
   const value = isRecord(metadata.labels) ? metadata.labels[OWNER_LABEL] : undefined;
   return typeof value === 'string' ? value : undefined;
@@ -91,7 +91,7 @@ export function adoptionChecked(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): 
  * @example
  * CLIENT_TOOL_MANAGERS.includes('kubectl-create'); // true
  */
-export const CLIENT_TOOL_MANAGERS: readonly string[] = [
+const CLIENT_TOOL_MANAGERS: readonly string[] = [
   'kubectl-client-side-apply',
   'kubectl-create',
   'kubectl-edit',
@@ -105,7 +105,7 @@ export const CLIENT_TOOL_MANAGERS: readonly string[] = [
  * @example
  * const entry: ManagerEntry = { manager: 'kubectl-create', operation: 'Update' };
  */
-export type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
+type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
 
 /**
  * The object's managedFields entries in the server's order; malformed entries are skipped.
@@ -198,7 +198,7 @@ export function foreignMark(
  * @example
  * ownedBy(managersOf(live), 'mini-scheduler', { apiVersion: 'v1', kind: 'ConfigMap' }); // true
  */
-export function ownedBy(
+function ownedBy(
   managers: readonly ManagerEntry[],
   fieldManager: string,
   ref: Pick<ResourceRef, 'apiVersion' | 'kind'>,

@@ -25,7 +25,7 @@ import type { Throttling } from './retry.ts';
 
 const debug = debuglog('openshift-templates');
 
-export const OPENAPI_ROOT = '/openapi/v3';
+const OPENAPI_ROOT = '/openapi/v3';
 
 /**
  * How long a Connection types with the root it read before it reads it again. kube-apiserver's
