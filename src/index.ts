@@ -38,12 +38,9 @@ export { OperationError, RequestError, ValidationError } from './errors.ts';
 export type {
   ApplyOperationError,
   DeleteOperationError,
-  KubernetesStatus,
   OperationErrorConstructor,
   OperationFailure,
   TimeoutKind,
-} from './errors.ts';
-export type {
   ErrorCode,
   NotFound,
   OperationErrorCode,
@@ -51,7 +48,7 @@ export type {
   RequestErrorCode,
   RequestStep,
   ValidationErrorCode,
-} from './outcome.ts';
+} from './errors.ts';
 export type {
   CommonOptions,
   CreatedRef,
@@ -63,6 +60,7 @@ export type {
   FieldValidation,
   GetOptions,
   KubernetesObject,
+  KubernetesStatus,
   Missing,
   ObjectIdentity,
   ProblemKind,

@@ -6,8 +6,9 @@ import type { Operation, WarningRoute } from './connection/warnings.ts';
 import { ClusterConnection } from './connection/connection.ts';
 import { openConnection } from './connection/connect.ts';
 import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from './connection/requests.ts';
-import { OperationError, type Redactor, redactProblem, RequestError, ValidationError } from './errors.ts';
-import type { RequestStep } from './outcome.ts';
+import { OperationError, RequestError, ValidationError } from './errors.ts';
+import { type Redactor, redactProblem } from './util/redact.ts';
+import type { RequestStep } from './errors.ts';
 import type {
   CommonOptions,
   CreatedRef,

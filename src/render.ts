@@ -2,7 +2,8 @@
 // parameters and labels in a copy, refuse random generators, and POST it to `processedtemplates`;
 // then resolving what it rendered (or the refs given) into targets: discovery and the checks.
 import { debuglog } from 'node:util';
-import { makeRedactor, type Redactor, redactProblem, RequestError, ValidationError } from './errors.ts';
+import { RequestError, ValidationError } from './errors.ts';
+import { makeRedactor, type Redactor, redactProblem } from './util/redact.ts';
 import { isRecord } from './util/json.ts';
 import { type OperationContext, segment, send } from './operations.ts';
 import { secretParameterValues, secretValues } from './checks/secrets.ts';
@@ -17,7 +18,7 @@ import {
   unresolvedGenerators,
 } from './validate.ts';
 import { type Document, resourceForKind } from './connection/discovery.ts';
-import type { ValidationErrorCode } from './outcome.ts';
+import type { ValidationErrorCode } from './errors.ts';
 
 const TEMPLATE_API = '/apis/template.openshift.io/v1';
 const debug = debuglog('openshift-templates');

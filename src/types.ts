@@ -5,7 +5,7 @@ import type { WarningHandler } from './types/warnings.ts';
 
 export type { CreatedRef, DeleteResult, ResourceRef } from './types/refs.ts';
 export type { ObjectIdentity, ServerWarning, WarningCode, WarningHandler } from './types/warnings.ts';
-export type { ProblemKind, ProblemObject, ValidationProblem } from './types/problems.ts';
+export type { KubernetesStatus, ProblemKind, ProblemObject, ValidationProblem } from './types/problems.ts';
 
 /**
  * A Kubernetes object as plain JSON.

@@ -5,7 +5,7 @@
 // for a credential (client-go locks and re-checks its cache the same way), and the child is
 // killed as soon as no request waits for it any more or the Connection closes.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cutText, type Redactor } from '../errors.ts';
+import { cutText, type Redactor } from '../util/redact.ts';
 import { isRecord } from '../util/json.ts';
 import { waitFor } from '../util/wait.ts';
 
