@@ -1,7 +1,7 @@
 // The library's errors and their codes. Each names what failed, keeps the failure underneath as
 // `cause`, and never carries a credential, a Secret-bound parameter value or Secret data. Which code
 // and outcome a failed request gets is decided in connection/failures.ts.
-import type { CreatedRef, DeleteResult, ResourceRef } from './types.ts';
+import type { CreatedRef, DeleteResult, ResourceRef } from './types/index.ts';
 import type { KubernetesStatus, ProblemKind, ValidationProblem } from './types/problems.ts';
 import type { ObjectIdentity } from './types/warnings.ts';
 

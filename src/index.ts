@@ -29,7 +29,7 @@ import type {
   TemplateObject,
   TemplateOptions,
   TemplateParameters,
-} from './types.ts';
+} from './types/index.ts';
 import { openConnection } from './connection/connect.ts';
 import { checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, templateCall, traceOperation } from './connection/tracing.ts';
@@ -78,7 +78,7 @@ export type {
   ValidationProblem,
   WarningCode,
   WarningHandler,
-} from './types.ts';
+} from './types/index.ts';
 
 const DEFAULT_FIELD_MANAGER = 'mini-scheduler';
 

@@ -25,7 +25,7 @@ import {
 } from './operations.ts';
 import { describeRef } from './checks/refs.ts';
 import { OperationError, type OperationFailure, RequestError, ValidationError } from './errors.ts';
-import { dryRunMayWrite } from './checks/preflight.ts';
+import { dryRunMayWrite } from './checks/dry-run.ts';
 import { render, renderForDelete, resolveReferences, resolveTargets } from './render.ts';
 import { isTemplateObject, type TemplateSource } from './checks/template-source.ts';
 import type {
@@ -36,7 +36,7 @@ import type {
   TemplateOptions,
   TemplateParameters,
   WarningCode,
-} from './types.ts';
+} from './types/index.ts';
 import { checkReferenceArguments, checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, referenceCall, templateCall, traceOperation } from './connection/tracing.ts';
 import type { Target } from './validate.ts';

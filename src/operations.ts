@@ -18,7 +18,7 @@ import type {
   ResourceRef,
   ServerWarning,
   WarningHandler,
-} from './types.ts';
+} from './types/index.ts';
 import { isRecord } from './util/json.ts';
 import { normalizeSecret } from './checks/secrets.ts';
 import { describeRef } from './checks/refs.ts';

@@ -30,9 +30,9 @@ import {
   notDryRunText,
   refusedDryRun,
   unverifiedText,
-} from './checks/preflight.ts';
+} from './checks/dry-run.ts';
 import { describeRef } from './checks/refs.ts';
-import type { CreatedRef, FieldValidation } from './types.ts';
+import type { CreatedRef, FieldValidation } from './types/index.ts';
 import type { Target } from './validate.ts';
 
 const debug = debuglog('openshift-templates');

@@ -8,7 +8,7 @@ import { isRecord } from './util/json.ts';
 import { type OperationContext, segment, send } from './operations.ts';
 import { secretParameterValues, secretValues } from './checks/secrets.ts';
 import { asProcessable, isTemplateObject, type TemplateSource } from './checks/template-source.ts';
-import type { KubernetesObject, ResourceRef, TemplateOptions, TemplateParameters } from './types.ts';
+import type { KubernetesObject, ResourceRef, TemplateOptions, TemplateParameters } from './types/index.ts';
 import {
   checkProcessedTemplate,
   checkRenderedObjects,

@@ -16,7 +16,7 @@ const bench = fileURLToPath(new URL('../bench/', import.meta.url));
 /** The error classes and public types: leaves every layer may import (AGENTS.md, Code). */
 const LEAVES = new Set([
   'src/errors.ts',
-  'src/types.ts',
+  'src/types/index.ts',
   'src/types/problems.ts',
   'src/types/refs.ts',
   'src/types/warnings.ts',

@@ -8,7 +8,7 @@ import type {
   ReferenceDeleteOptions,
   ReferenceGetOptions,
   TemplateOptions,
-} from '../types.ts';
+} from '../types/index.ts';
 import type { Issues } from './refs.ts';
 import { closest } from './suggest.ts';
 

@@ -4,7 +4,7 @@
 // what its own field manager made, gives up what another also wants, and leaves the rest.
 import { createHash } from 'node:crypto';
 import { OperationError, RequestError } from '../errors.ts';
-import type { DeleteResult, ResourceRef } from '../types.ts';
+import type { DeleteResult, ResourceRef } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { resourceCreatedByPost } from './created-by-post.ts';
 import { isLabelValue } from './labels.ts';

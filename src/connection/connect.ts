@@ -12,7 +12,7 @@ import { loadClientNode } from '../util/runtime.ts';
 import { RequestError, ValidationError } from '../errors.ts';
 import { makeRedactor } from '../util/redact.ts';
 import { kubeconfigPaths, loadError, loadKubeconfigList, UNLOADABLE } from './kubeconfig.ts';
-import type { ConnectOptions } from '../types.ts';
+import type { ConnectOptions } from '../types/index.ts';
 import { checkConnectOptions } from '../checks/arguments.ts';
 import { type Proxy, proxyFor } from '../wire/proxy.ts';
 

@@ -22,7 +22,7 @@ import { CredentialsError } from '../wire/wire-errors.ts';
 import { traceAttempt, tracingRequests } from './tracing.ts';
 import type { Traced } from '../wire/h2.ts';
 import { type Answer, Transport } from '../wire/transport.ts';
-import type { Connection, ServerWarning, WarningHandler } from '../types.ts';
+import type { Connection, ServerWarning, WarningHandler } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { type Proxy, proxySecrets } from '../wire/proxy.ts';
 import {

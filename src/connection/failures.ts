@@ -8,7 +8,7 @@ import {
   type RequestErrorCode,
   type RequestStep,
 } from '../errors.ts';
-import type { KubernetesStatus, ObjectIdentity } from '../types.ts';
+import type { KubernetesStatus, ObjectIdentity } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { cutText, type Redactor, redactStatus } from '../util/redact.ts';
 import { MAX_ANSWER_BYTES, READ_TIMEOUT_CODES, TOO_LARGE_CODES } from '../wire/wire-errors.ts';
@@ -212,7 +212,7 @@ const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'OTC_CONNECT_T
 /**
  * Processing renders without storing anything; only applies and deletes leave an unknown outcome,
  * and not under a dry run, which the server runs to the end without storage (the pre-flight never
- * dry-runs a kind whose storage might write: checks/preflight.ts, dryRunMayWrite).
+ * dry-runs a kind whose storage might write: checks/dry-run.ts, dryRunMayWrite).
  */
 function unknownOutcome(request: FailedRequest): string {
   const mutates = request.method !== 'GET' && request.step !== 'Process';

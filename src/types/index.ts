@@ -1,11 +1,11 @@
 // Public types shared by the modules. Kept apart so that validate.ts stays free of I/O imports;
 // the refs and the warnings are in types/, re-exported here.
-import type { ResourceRef } from './types/refs.ts';
-import type { WarningHandler } from './types/warnings.ts';
+import type { ResourceRef } from './refs.ts';
+import type { WarningHandler } from './warnings.ts';
 
-export type { CreatedRef, DeleteResult, ResourceRef } from './types/refs.ts';
-export type { ObjectIdentity, ServerWarning, WarningCode, WarningHandler } from './types/warnings.ts';
-export type { KubernetesStatus, ProblemKind, ProblemObject, ValidationProblem } from './types/problems.ts';
+export type { CreatedRef, DeleteResult, ResourceRef } from './refs.ts';
+export type { ObjectIdentity, ServerWarning, WarningCode, WarningHandler } from './warnings.ts';
+export type { KubernetesStatus, ProblemKind, ProblemObject, ValidationProblem } from './problems.ts';
 
 /**
  * A Kubernetes object as plain JSON.
