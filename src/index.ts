@@ -4,17 +4,13 @@
  *
  * @packageDocumentation
  */
-import { assertValid, contextFor, readAll, typeTargets, withConnection } from './operations.ts';
+import { assertValid, contextFor, withConnection } from './operations/context.ts';
+import { typeTargets } from './operations/create.ts';
+import { readAll } from './operations/read.ts';
 import { renderTemplate } from './render.ts';
-import { checkAdoption, createChecked, createTypedOnly } from './preflight.ts';
-import {
-  deleteAll,
-  type DeleteFlags,
-  deleteOwned,
-  isReferenceCall,
-  onReferenceTargets,
-  onTemplateTargets,
-} from './modes.ts';
+import { checkAdoption, createChecked, createTypedOnly } from './operations/preflight.ts';
+import { deleteAll, type DeleteFlags, deleteOwned } from './operations/delete.ts';
+import { isReferenceCall, onReferenceTargets, onTemplateTargets } from './render.ts';
 import type {
   Connection,
   ConnectOptions,

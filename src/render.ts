@@ -1,14 +1,31 @@
-// Rendering a Template on the server: read the stored one (or take the caller's), set the
-// parameters and labels in a copy, refuse random generators, and POST it to `processedtemplates`;
-// then resolving what it rendered (or the refs given) into targets: discovery and the checks.
+// How a call becomes targets. Template mode renders on the server: read the stored Template (or
+// take the caller's), set the parameters and labels in a copy, refuse random generators, POST it to
+// `processedtemplates`, and resolve what it rendered into targets (discovery and the checks);
+// reference mode validates and resolves the refs it is given. Then the verb acts (operations/).
 import { debuglog } from 'node:util';
 import { RequestError, ValidationError } from './errors.ts';
 import { makeRedactor, type Redactor, redactProblem } from './util/redact.ts';
 import { isRecord } from './util/json.ts';
-import { type OperationContext, segment, send } from './operations.ts';
+import {
+  assertValid,
+  contextFor,
+  type OperationContext,
+  segment,
+  send,
+  withConnection,
+} from './operations/context.ts';
+import { checkReferenceArguments, checkTemplateArguments } from './checks/arguments.ts';
+import { countOf, referenceCall, templateCall, traceOperation } from './connection/tracing.ts';
 import { secretParameterValues, secretValues } from './checks/secrets.ts';
 import { asProcessable, isTemplateObject, type TemplateSource } from './checks/template-source.ts';
-import type { KubernetesObject, ResourceRef, TemplateOptions, TemplateParameters } from './types/index.ts';
+import type {
+  KubernetesObject,
+  ReferenceOptions,
+  ResourceRef,
+  TemplateObject,
+  TemplateOptions,
+  TemplateParameters,
+} from './types/index.ts';
 import {
   checkProcessedTemplate,
   checkRenderedObjects,
@@ -267,4 +284,66 @@ export async function resolveReferences(
     const uid = resources[i]?.uid;
     return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
   });
+}
+
+/**
+ * Template mode: validate the arguments, render, resolve and check every target, then `act`.
+ * `absent` answers for a target namespace that does not exist, from the Template's object count.
+ */
+export async function onTemplateTargets<O extends TemplateOptions, T>(
+  operation: 'create' | 'get' | 'delete',
+  source: TemplateSource,
+  parameters: TemplateParameters | undefined,
+  options: O | undefined,
+  act: (op: OperationContext, targets: Target[], options: O) => Promise<T>,
+  absent?: (count: number) => T,
+): Promise<T> {
+  return traceOperation(
+    () => templateCall(operation, source, options),
+    async () => {
+      const issues = checkTemplateArguments(operation, source, parameters, options);
+      if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
+      return withConnection(operation, options, async (connection) => {
+        const op = contextFor(operation, connection, options);
+        const rendered =
+          operation === 'delete'
+            ? await renderForDelete(op, source, parameters, options)
+            : await render(op, source, parameters, options);
+        // A delete into a namespace that no longer exists: none of its objects exist either.
+        if (rendered === undefined) return act(op, [], options);
+        if ('absent' in rendered) {
+          if (absent === undefined) throw rendered.absent;
+          return absent(rendered.count);
+        }
+        op.redact = rendered.redact;
+        return act(op, await resolveTargets(op, rendered.objects, options.namespace), options);
+      });
+    },
+    countOf,
+  );
+}
+
+/** Reference mode: validate the refs, resolve their kinds, then `act`; an empty list sends nothing. */
+export async function onReferenceTargets<O extends ReferenceOptions, T>(
+  operation: 'get' | 'delete',
+  options: O,
+  act: (op: OperationContext, targets: Target[], options: O) => Promise<T[]>,
+): Promise<T[]> {
+  return traceOperation(
+    () => referenceCall(operation, options),
+    async () => {
+      assertValid(operation, checkReferenceArguments(operation, options));
+      if (options.resources.length === 0) return [];
+      return withConnection(operation, options, async (connection) => {
+        const op = contextFor(operation, connection, options);
+        return act(op, await resolveReferences(op, options.resources), options);
+      });
+    },
+    countOf,
+  );
+}
+
+/** Reference mode is told apart by `resources`: a Template object has none. */
+export function isReferenceCall<R extends ReferenceOptions>(first: string | TemplateObject | R): first is R {
+  return isRecord(first) && ('resources' in first || !isTemplateObject(first));
 }

@@ -1,5 +1,6 @@
-// Public types shared by the modules. Kept apart so that validate.ts stays free of I/O imports;
-// the refs and the warnings are in types/, re-exported here.
+// The public types: objects, the Connection and every call's options; the refs, warnings and
+// problems are in their own files beside this one, re-exported here. Kept apart from the code so
+// that validate.ts stays free of I/O imports.
 import type { ResourceRef } from './refs.ts';
 import type { WarningHandler } from './warnings.ts';
 

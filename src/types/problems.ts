@@ -1,5 +1,5 @@
 // What a ValidationError found, for a program: each problem's kind, the object and the field it
-// concerns; and the Status a server answers a refusal with. A leaf, as types.ts is.
+// concerns; and the Status a server answers a refusal with. A leaf, as index.ts is.
 
 /**
  * The kind of one {@link ValidationProblem}:
