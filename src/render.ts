@@ -177,7 +177,7 @@ export async function renderTemplate(
  * the objects, so there is nothing to delete (undefined). A Template that no longer exists cannot
  * be replayed: the error says so, since a scheduler would otherwise retry it forever.
  */
-export async function renderForDelete(
+async function renderForDelete(
   op: OperationContext,
   source: TemplateSource,
   parameters: TemplateParameters | undefined,
@@ -224,7 +224,7 @@ function notFoundWith(error: RequestError, advice: string): RequestError {
 }
 
 /** Discovery for every group-version the objects use (cached per connection), then all checks. */
-export async function resolveTargets(
+async function resolveTargets(
   op: OperationContext,
   objects: readonly unknown[],
   namespace: string,
@@ -269,10 +269,7 @@ export async function resolveTargets(
 }
 
 /** Reference-mode targets: the refs themselves, each resolved through discovery. */
-export async function resolveReferences(
-  op: OperationContext,
-  resources: readonly ResourceRef[],
-): Promise<Target[]> {
+async function resolveReferences(op: OperationContext, resources: readonly ResourceRef[]): Promise<Target[]> {
   const objects = resources.map((ref) => ({
     apiVersion: ref.apiVersion,
     kind: ref.kind,

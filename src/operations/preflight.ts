@@ -108,7 +108,7 @@ async function dryRunDeferred(
  * POST: that POST is dry-run in its place, so its proxy's own checks (the subjects it converts,
  * RBAC's escalation check) come before the first write. A webhook that does not support dry runs,
  * or a kind whose dry run may write, leaves the object unverified, said on the warning channel,
- * never refused (issue #36 item 4). A lost connection is sent once more where the storage
+ * never refused. A lost connection is sent once more where the storage
  * honours dry runs, so nothing was written.
  */
 async function dryRun(
