@@ -53,12 +53,7 @@ export function withOwnerLabel(
   };
 }
 
-/**
- * The owner label's value on a live object, `undefined` on one without it (applied before it).
- *
- * @example
- * ownerLabelOf({ metadata: { labels: { [OWNER_LABEL]: 'nightly' } } }); // 'nightly'
- */
+/** The owner label's value on a live object, `undefined` on one without it (applied before it). */
 function ownerLabelOf(object: unknown): string | undefined {
   const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
   const value = isRecord(metadata.labels) ? metadata.labels[OWNER_LABEL] : undefined;
@@ -87,9 +82,6 @@ export function adoptionChecked(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): 
  * names), and `oc` itself, the name kube-apiserver gives an oc command that sends no field
  * manager (the first word of its User-Agent). An Update entry of one of these declares the object;
  * a controller's Update entry does not.
- *
- * @example
- * CLIENT_TOOL_MANAGERS.includes('kubectl-create'); // true
  */
 const CLIENT_TOOL_MANAGERS: readonly string[] = [
   'kubectl-client-side-apply',
@@ -99,12 +91,7 @@ const CLIENT_TOOL_MANAGERS: readonly string[] = [
   'oc',
 ];
 
-/**
- * One managedFields entry, as a delete result reports it.
- *
- * @example
- * const entry: ManagerEntry = { manager: 'kubectl-create', operation: 'Update' };
- */
+/** One managedFields entry, as a delete result reports it. */
 type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
 
 /**
@@ -194,9 +181,6 @@ export function foreignMark(
  * (or by the POST `create()` falls back to where an apply cannot create the kind). An entry of a subresource (a
  * status write) does not count; other managers beside it (controllers co-own most workloads) do not
  * matter. The evidence for objects from before the owner label.
- *
- * @example
- * ownedBy(managersOf(live), 'mini-scheduler', { apiVersion: 'v1', kind: 'ConfigMap' }); // true
  */
 function ownedBy(
   managers: readonly ManagerEntry[],

@@ -64,9 +64,6 @@ export async function deleteAll(
  * gives: the image kinds' storage deleted for real on a dry run before openshift-apiserver#511
  * (Delete calls UpdateImageStream without the options), and a server does not say whether it has
  * the fix. Legacy RBAC deletes pass their options on in every release: sent.
- *
- * @example
- * if (skippedDryRun(op, target, { dryRun: true, useUid: false })) console.log('not sent');
  */
 function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags): boolean {
   if (flags.dryRun !== true || !dryRunMayWrite(target.ref)) return false;
@@ -96,12 +93,7 @@ export interface Pin {
   resourceVersion?: string | undefined;
 }
 
-/**
- * One DELETE; a 404 counts as already gone.
- *
- * @example
- * const result = await deleteOne(op, target, { useUid: true }, { uid: 'c0ffee' });
- */
+/** One DELETE; a 404 counts as already gone. */
 async function deleteOne(
   op: OperationContext,
   target: Target,
