@@ -4,17 +4,13 @@
  *
  * @packageDocumentation
  */
-import { assertValid, contextFor, readAll, typeTargets, withConnection } from './operations.ts';
+import { assertValid, contextFor, withConnection } from './operations/context.ts';
+import { typeTargets } from './operations/create.ts';
+import { readAll } from './operations/read.ts';
 import { renderTemplate } from './render.ts';
-import { checkAdoption, createChecked, createTypedOnly } from './preflight.ts';
-import {
-  deleteAll,
-  type DeleteFlags,
-  deleteOwned,
-  isReferenceCall,
-  onReferenceTargets,
-  onTemplateTargets,
-} from './modes.ts';
+import { checkAdoption, createChecked, createTypedOnly } from './operations/preflight.ts';
+import { deleteAll, type DeleteFlags, deleteOwned } from './operations/delete.ts';
+import { isReferenceCall, onReferenceTargets, onTemplateTargets } from './render.ts';
 import type {
   Connection,
   ConnectOptions,
@@ -29,7 +25,7 @@ import type {
   TemplateObject,
   TemplateOptions,
   TemplateParameters,
-} from './types.ts';
+} from './types/index.ts';
 import { openConnection } from './connection/connect.ts';
 import { checkTemplateArguments } from './checks/arguments.ts';
 import { countOf, templateCall, traceOperation } from './connection/tracing.ts';
@@ -38,12 +34,9 @@ export { OperationError, RequestError, ValidationError } from './errors.ts';
 export type {
   ApplyOperationError,
   DeleteOperationError,
-  KubernetesStatus,
   OperationErrorConstructor,
   OperationFailure,
   TimeoutKind,
-} from './errors.ts';
-export type {
   ErrorCode,
   NotFound,
   OperationErrorCode,
@@ -51,7 +44,7 @@ export type {
   RequestErrorCode,
   RequestStep,
   ValidationErrorCode,
-} from './outcome.ts';
+} from './errors.ts';
 export type {
   CommonOptions,
   CreatedRef,
@@ -63,6 +56,7 @@ export type {
   FieldValidation,
   GetOptions,
   KubernetesObject,
+  KubernetesStatus,
   Missing,
   ObjectIdentity,
   ProblemKind,
@@ -80,7 +74,7 @@ export type {
   ValidationProblem,
   WarningCode,
   WarningHandler,
-} from './types.ts';
+} from './types/index.ts';
 
 const DEFAULT_FIELD_MANAGER = 'mini-scheduler';
 

@@ -1,13 +1,31 @@
-// Rendering a Template on the server: read the stored one (or take the caller's), set the
-// parameters and labels in a copy, refuse random generators, and POST it to `processedtemplates`;
-// then resolving what it rendered (or the refs given) into targets: discovery and the checks.
+// How a call becomes targets. Template mode renders on the server: read the stored Template (or
+// take the caller's), set the parameters and labels in a copy, refuse random generators, POST it to
+// `processedtemplates`, and resolve what it rendered into targets (discovery and the checks);
+// reference mode validates and resolves the refs it is given. Then the verb acts (operations/).
 import { debuglog } from 'node:util';
-import { makeRedactor, type Redactor, redactProblem, RequestError, ValidationError } from './errors.ts';
+import { RequestError, ValidationError } from './errors.ts';
+import { makeRedactor, type Redactor, redactProblem } from './util/redact.ts';
 import { isRecord } from './util/json.ts';
-import { type OperationContext, segment, send } from './operations.ts';
+import {
+  assertValid,
+  contextFor,
+  type OperationContext,
+  segment,
+  send,
+  withConnection,
+} from './operations/context.ts';
+import { checkReferenceArguments, checkTemplateArguments } from './checks/arguments.ts';
+import { countOf, referenceCall, templateCall, traceOperation } from './connection/tracing.ts';
 import { secretParameterValues, secretValues } from './checks/secrets.ts';
 import { asProcessable, isTemplateObject, type TemplateSource } from './checks/template-source.ts';
-import type { KubernetesObject, ResourceRef, TemplateOptions, TemplateParameters } from './types.ts';
+import type {
+  KubernetesObject,
+  ReferenceOptions,
+  ResourceRef,
+  TemplateObject,
+  TemplateOptions,
+  TemplateParameters,
+} from './types/index.ts';
 import {
   checkProcessedTemplate,
   checkRenderedObjects,
@@ -17,7 +35,7 @@ import {
   unresolvedGenerators,
 } from './validate.ts';
 import { type Document, resourceForKind } from './connection/discovery.ts';
-import type { ValidationErrorCode } from './outcome.ts';
+import type { ValidationErrorCode } from './errors.ts';
 
 const TEMPLATE_API = '/apis/template.openshift.io/v1';
 const debug = debuglog('openshift-templates');
@@ -31,7 +49,7 @@ export interface Rendered {
  * The target namespace does not exist (the processing POST's 404 says so), so none of the
  * `count` objects the Template holds can exist there either.
  */
-export interface AbsentNamespace {
+interface AbsentNamespace {
   absent: RequestError;
   count: number;
 }
@@ -159,7 +177,7 @@ export async function renderTemplate(
  * the objects, so there is nothing to delete (undefined). A Template that no longer exists cannot
  * be replayed: the error says so, since a scheduler would otherwise retry it forever.
  */
-export async function renderForDelete(
+async function renderForDelete(
   op: OperationContext,
   source: TemplateSource,
   parameters: TemplateParameters | undefined,
@@ -206,7 +224,7 @@ function notFoundWith(error: RequestError, advice: string): RequestError {
 }
 
 /** Discovery for every group-version the objects use (cached per connection), then all checks. */
-export async function resolveTargets(
+async function resolveTargets(
   op: OperationContext,
   objects: readonly unknown[],
   namespace: string,
@@ -251,10 +269,7 @@ export async function resolveTargets(
 }
 
 /** Reference-mode targets: the refs themselves, each resolved through discovery. */
-export async function resolveReferences(
-  op: OperationContext,
-  resources: readonly ResourceRef[],
-): Promise<Target[]> {
+async function resolveReferences(op: OperationContext, resources: readonly ResourceRef[]): Promise<Target[]> {
   const objects = resources.map((ref) => ({
     apiVersion: ref.apiVersion,
     kind: ref.kind,
@@ -266,4 +281,66 @@ export async function resolveReferences(
     const uid = resources[i]?.uid;
     return uid === undefined ? t : { ...t, ref: { ...t.ref, uid } };
   });
+}
+
+/**
+ * Template mode: validate the arguments, render, resolve and check every target, then `act`.
+ * `absent` answers for a target namespace that does not exist, from the Template's object count.
+ */
+export async function onTemplateTargets<O extends TemplateOptions, T>(
+  operation: 'create' | 'get' | 'delete',
+  source: TemplateSource,
+  parameters: TemplateParameters | undefined,
+  options: O | undefined,
+  act: (op: OperationContext, targets: Target[], options: O) => Promise<T>,
+  absent?: (count: number) => T,
+): Promise<T> {
+  return traceOperation(
+    () => templateCall(operation, source, options),
+    async () => {
+      const issues = checkTemplateArguments(operation, source, parameters, options);
+      if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
+      return withConnection(operation, options, async (connection) => {
+        const op = contextFor(operation, connection, options);
+        const rendered =
+          operation === 'delete'
+            ? await renderForDelete(op, source, parameters, options)
+            : await render(op, source, parameters, options);
+        // A delete into a namespace that no longer exists: none of its objects exist either.
+        if (rendered === undefined) return act(op, [], options);
+        if ('absent' in rendered) {
+          if (absent === undefined) throw rendered.absent;
+          return absent(rendered.count);
+        }
+        op.redact = rendered.redact;
+        return act(op, await resolveTargets(op, rendered.objects, options.namespace), options);
+      });
+    },
+    countOf,
+  );
+}
+
+/** Reference mode: validate the refs, resolve their kinds, then `act`; an empty list sends nothing. */
+export async function onReferenceTargets<O extends ReferenceOptions, T>(
+  operation: 'get' | 'delete',
+  options: O,
+  act: (op: OperationContext, targets: Target[], options: O) => Promise<T[]>,
+): Promise<T[]> {
+  return traceOperation(
+    () => referenceCall(operation, options),
+    async () => {
+      assertValid(operation, checkReferenceArguments(operation, options));
+      if (options.resources.length === 0) return [];
+      return withConnection(operation, options, async (connection) => {
+        const op = contextFor(operation, connection, options);
+        return act(op, await resolveReferences(op, options.resources), options);
+      });
+    },
+    countOf,
+  );
+}
+
+/** Reference mode is told apart by `resources`: a Template object has none. */
+export function isReferenceCall<R extends ReferenceOptions>(first: string | TemplateObject | R): first is R {
+  return isRecord(first) && ('resources' in first || !isTemplateObject(first));
 }

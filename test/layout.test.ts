@@ -16,18 +16,22 @@ const bench = fileURLToPath(new URL('../bench/', import.meta.url));
 /** The error classes and public types: leaves every layer may import (AGENTS.md, Code). */
 const LEAVES = new Set([
   'src/errors.ts',
-  'src/outcome.ts',
-  'src/types.ts',
+  'src/types/index.ts',
   'src/types/problems.ts',
   'src/types/refs.ts',
   'src/types/warnings.ts',
 ]);
-/** src/'s layers, lowest first: a file imports from its own folder, a lower layer, or a leaf. */
-const LAYERS = ['util', 'checks|schema', 'wire', 'connection', ''];
+/**
+ * src/'s layers, lowest first: a file imports from its own folder, a lower layer, or a leaf. The top
+ * (the five functions, rendering, the checks before mutation) and operations/ (each verb's steps)
+ * are one layer.
+ */
+const LAYERS = ['util', 'checks|schema', 'wire', 'connection', '|operations'];
+const TOP = LAYERS.length - 1;
 
 function layerOf(path: string): number {
   const folder = path.split('/').length > 2 ? (path.split('/')[1] ?? '') : '';
-  // src/types/ holds the public types types.ts re-exports: leaves, named in LEAVES.
+  // src/types/ holds the public types: leaves, named in LEAVES.
   return LAYERS.findIndex((layer) => layer.split('|').includes(folder));
 }
 
@@ -42,10 +46,15 @@ describe('src/', () => {
     expect(report.oversized).toEqual([]);
   });
 
-  test('at most nine files on top: the functions, their steps, the pre-flight, the checks before mutation, errors, types', () => {
+  test('at most eight files on top: the functions, rendering, the checks before mutation, errors', () => {
     const top = readdirSync(src).filter((entry) => entry.endsWith('.ts'));
-    expect(top.length).toBeLessThanOrEqual(9);
-    expect(top).toEqual(expect.arrayContaining(['index.ts', 'validate.ts', 'errors.ts', 'types.ts']));
+    expect(top.length).toBeLessThanOrEqual(8);
+    expect(top).toEqual(expect.arrayContaining(['index.ts', 'render.ts', 'validate.ts', 'errors.ts']));
+  });
+
+  test('the operations by verb', () => {
+    const verbs = readdirSync(join(src, 'operations')).filter((entry) => entry.endsWith('.ts'));
+    expect(verbs).toEqual(expect.arrayContaining(['create.ts', 'delete.ts', 'read.ts']));
   });
 
   test('imports run down: the top, connection/, wire/, checks/ and schema/, util/; leaves from anywhere', () => {
@@ -53,7 +62,7 @@ describe('src/', () => {
       if (LEAVES.has(to)) return false;
       if (LEAVES.has(from)) return !to.startsWith('src/util/');
       const [a, b] = [layerOf(from), layerOf(to)];
-      return a < 0 || b < 0 || b > a || (b === a && dirname(from) !== dirname(to));
+      return a < 0 || b < 0 || b > a || (b === a && a !== TOP && dirname(from) !== dirname(to));
     });
     expect(upward).toEqual([]);
   });

@@ -4,7 +4,7 @@ import { nameProblem } from './names.ts';
 import { labelProblems } from './labels.ts';
 import { checkOptionKeys } from './option-keys.ts';
 import { isTemplateObject, templateObjectProblems } from './template-source.ts';
-import type { RequestTimeout, ResourceRef } from '../types.ts';
+import type { RequestTimeout, ResourceRef } from '../types/index.ts';
 import { describeRef, identityKey, type Issues } from './refs.ts';
 
 function checkNamespace(value: unknown, label: string, issues: Issues): void {

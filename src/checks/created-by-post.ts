@@ -3,8 +3,8 @@
 // pkg/authorization/apiserver/registry/role/proxy.go, rolebinding/proxy.go): its `Update`, which
 // an apply calls, reads the object first and ignores forceAllowCreate, so an apply that would
 // create one answers 404, a dry run too; its `Create` works, and later applies update.
-import type { KubernetesStatus } from '../outcome.ts';
-import type { ResourceRef } from '../types.ts';
+import type { KubernetesStatus } from '../types/index.ts';
+import type { ResourceRef } from '../types/index.ts';
 
 const RESOURCES: Readonly<Record<string, string>> = {
   'authorization.openshift.io/v1 Role': 'roles',

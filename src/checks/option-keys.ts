@@ -1,17 +1,26 @@
 // Option names each call takes, and the error for any other: refused by name, never ignored (JS
 // and REPL callers have no compiler), with the likely intended name.
+import type {
+  ConnectOptions,
+  CreateOptions,
+  DeleteOptions,
+  GetOptions,
+  ReferenceDeleteOptions,
+  ReferenceGetOptions,
+  TemplateOptions,
+} from '../types/index.ts';
 import type { Issues } from './refs.ts';
 import { closest } from './suggest.ts';
 
-const COMMON_KEYS = ['namespace', 'api', 'requestTimeout', 'signal', 'onWarning'];
-const DELETE_KEYS = ['dryRun', 'propagationPolicy'];
-const TEMPLATE_KEYS = [...COMMON_KEYS, 'templateNamespace', 'labels'];
+const COMMON_KEYS = ['namespace', 'api', 'requestTimeout', 'signal', 'onWarning'] as const;
+const DELETE_KEYS = ['dryRun', 'propagationPolicy'] as const;
+const TEMPLATE_KEYS = [...COMMON_KEYS, 'templateNamespace', 'labels'] as const;
 
 /** The options each call takes. Any other key is refused, never ignored (REPL and JS callers). */
-export type Call =
+type Call =
   'connect' | 'process' | 'create' | 'get' | 'delete' | 'get with resources' | 'delete with resources';
 
-const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
+const LISTS = {
   connect: [
     'kubeconfig',
     'context',
@@ -29,7 +38,32 @@ const OPTION_KEYS: Readonly<Record<Call, readonly string[]>> = {
   delete: [...TEMPLATE_KEYS, ...DELETE_KEYS, 'fieldManager', 'ownership'],
   'get with resources': [...COMMON_KEYS, 'resources', 'missing'],
   'delete with resources': [...COMMON_KEYS, 'resources', ...DELETE_KEYS],
+} as const;
+
+interface OptionsOf {
+  connect: ConnectOptions;
+  process: TemplateOptions;
+  create: CreateOptions;
+  get: GetOptions;
+  delete: DeleteOptions;
+  'get with resources': ReferenceGetOptions;
+  'delete with resources': ReferenceDeleteOptions;
+}
+/** A key the options take a value for (`key?: undefined` only marks the other mode's keys). */
+type Taken<T> = { [K in keyof T]-?: [Exclude<T[K], undefined>] extends [never] ? never : K }[keyof T];
+/** A list that names exactly its interface's keys, else the keys it misses and those it has extra. */
+type Checked<L extends Record<Call, readonly string[]>> = {
+  [C in Call]: [
+    Exclude<Taken<OptionsOf[C]>, L[C][number]> | Exclude<L[C][number], Taken<OptionsOf[C]>>,
+  ] extends [never]
+    ? readonly string[]
+    : {
+        missing: Exclude<Taken<OptionsOf[C]>, L[C][number]>;
+        extra: Exclude<L[C][number], Taken<OptionsOf[C]>>;
+      };
 };
+// Compiles only while each list names exactly the keys of its options interface.
+const OPTION_KEYS: Checked<typeof LISTS> = LISTS;
 
 const ALL_OPTION_KEYS: readonly string[] = [...new Set(Object.values(OPTION_KEYS).flat())];
 

@@ -4,7 +4,7 @@
 // what its own field manager made, gives up what another also wants, and leaves the rest.
 import { createHash } from 'node:crypto';
 import { OperationError, RequestError } from '../errors.ts';
-import type { DeleteResult, ResourceRef } from '../types.ts';
+import type { DeleteResult, ResourceRef } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { resourceCreatedByPost } from './created-by-post.ts';
 import { isLabelValue } from './labels.ts';
@@ -53,13 +53,8 @@ export function withOwnerLabel(
   };
 }
 
-/**
- * The owner label's value on a live object, `undefined` on one without it (applied before it).
- *
- * @example
- * ownerLabelOf({ metadata: { labels: { [OWNER_LABEL]: 'nightly' } } }); // 'nightly'
- */
-export function ownerLabelOf(object: unknown): string | undefined {
+/** The owner label's value on a live object, `undefined` on one without it (applied before it). */
+function ownerLabelOf(object: unknown): string | undefined {
   const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
   const value = isRecord(metadata.labels) ? metadata.labels[OWNER_LABEL] : undefined;
   return typeof value === 'string' ? value : undefined;
@@ -87,11 +82,8 @@ export function adoptionChecked(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): 
  * names), and `oc` itself, the name kube-apiserver gives an oc command that sends no field
  * manager (the first word of its User-Agent). An Update entry of one of these declares the object;
  * a controller's Update entry does not.
- *
- * @example
- * CLIENT_TOOL_MANAGERS.includes('kubectl-create'); // true
  */
-export const CLIENT_TOOL_MANAGERS: readonly string[] = [
+const CLIENT_TOOL_MANAGERS: readonly string[] = [
   'kubectl-client-side-apply',
   'kubectl-create',
   'kubectl-edit',
@@ -99,13 +91,8 @@ export const CLIENT_TOOL_MANAGERS: readonly string[] = [
   'oc',
 ];
 
-/**
- * One managedFields entry, as a delete result reports it.
- *
- * @example
- * const entry: ManagerEntry = { manager: 'kubectl-create', operation: 'Update' };
- */
-export type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
+/** One managedFields entry, as a delete result reports it. */
+type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
 
 /**
  * The object's managedFields entries in the server's order; malformed entries are skipped.
@@ -194,11 +181,8 @@ export function foreignMark(
  * (or by the POST `create()` falls back to where an apply cannot create the kind). An entry of a subresource (a
  * status write) does not count; other managers beside it (controllers co-own most workloads) do not
  * matter. The evidence for objects from before the owner label.
- *
- * @example
- * ownedBy(managersOf(live), 'mini-scheduler', { apiVersion: 'v1', kind: 'ConfigMap' }); // true
  */
-export function ownedBy(
+function ownedBy(
   managers: readonly ManagerEntry[],
   fieldManager: string,
   ref: Pick<ResourceRef, 'apiVersion' | 'kind'>,

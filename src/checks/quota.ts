@@ -10,7 +10,7 @@
 // not verify (applied unverified, or deferred) make it an estimate, so only a warning. The
 // verdict here is pure: create()'s pre-flight (src/preflight.ts) reads the quotas and tells it.
 import { type OperationFailure, RequestError } from '../errors.ts';
-import type { ResourceRef } from '../types.ts';
+import type { ResourceRef } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { quantityNanos, readQuantity } from '../util/quantity.ts';
 import { groupOf } from './names.ts';

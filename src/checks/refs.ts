@@ -1,7 +1,7 @@
 // The shapes every check shares: the list of problems it returns, and how an object is identified
 // and named in those problems.
 import { groupOf } from './names.ts';
-import type { ResourceRef } from '../types.ts';
+import type { ResourceRef } from '../types/index.ts';
 
 /** The problems a check found, each a sentence naming what and where; empty when clean. */
 export type Issues = string[];

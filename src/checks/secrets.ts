@@ -1,7 +1,7 @@
 // Secret objects: `stringData` folded into `data` before apply, and every value that no error,
 // debug line or warning may repeat (rendered Secret data, and parameters that feed it).
 import { isRecord } from '../util/json.ts';
-import type { KubernetesObject, TemplateParameters } from '../types.ts';
+import type { KubernetesObject, TemplateParameters } from '../types/index.ts';
 import { parameterText } from './parameters.ts';
 
 /**

@@ -2,7 +2,7 @@
 // or a Template object the caller parsed itself (`oc process -f FILE`).
 import { describe, isRecord } from '../util/json.ts';
 import { nameProblem } from './names.ts';
-import type { TemplateObject } from '../types.ts';
+import type { TemplateObject } from '../types/index.ts';
 
 const TEMPLATE_API_VERSION = 'template.openshift.io/v1';
 /** OpenShift 3 wrote Templates without a group; the processing endpoint wants the group's version. */

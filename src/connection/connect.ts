@@ -9,9 +9,10 @@ import { DEFAULT_MAX_SOCKETS, DEFAULT_TIMEOUT, toTimeouts } from './requests.ts'
 import { parseDiscovery } from './discovery.ts';
 import { abortedBeforeSending } from './failures.ts';
 import { loadClientNode } from '../util/runtime.ts';
-import { makeRedactor, RequestError, ValidationError } from '../errors.ts';
+import { RequestError, ValidationError } from '../errors.ts';
+import { makeRedactor } from '../util/redact.ts';
 import { kubeconfigPaths, loadError, loadKubeconfigList, UNLOADABLE } from './kubeconfig.ts';
-import type { ConnectOptions } from '../types.ts';
+import type { ConnectOptions } from '../types/index.ts';
 import { checkConnectOptions } from '../checks/arguments.ts';
 import { type Proxy, proxyFor } from '../wire/proxy.ts';
 

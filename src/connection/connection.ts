@@ -22,7 +22,7 @@ import { CredentialsError } from '../wire/wire-errors.ts';
 import { traceAttempt, tracingRequests } from './tracing.ts';
 import type { Traced } from '../wire/h2.ts';
 import { type Answer, Transport } from '../wire/transport.ts';
-import type { Connection, ServerWarning, WarningHandler } from '../types.ts';
+import type { Connection, ServerWarning, WarningHandler } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { type Proxy, proxySecrets } from '../wire/proxy.ts';
 import {
@@ -144,9 +144,9 @@ export class ClusterConnection implements Connection {
 
   /**
    * One attempt on the Connection's transport, its failure told in words: a closed Connection, a
-   * deadline, or the transport's. Plain `request()` calls, not fetch: its WHATWG machinery cost
-   * about 0.45 ms a request here. One async step per attempt on the common path (static
-   * credentials already read, HTTP/2): a burst's thousands of requests pay for no more.
+   * deadline, or the transport's. Plain `request()` calls, not fetch, whose WHATWG machinery costs
+   * more per request. One async step per attempt on the common path (static credentials already
+   * read, HTTP/2): a burst's thousands of requests pay for no more.
    */
   async #attempt(
     request: ApiRequest,

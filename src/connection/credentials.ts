@@ -6,7 +6,8 @@
 // most once a minute, as client-go does (kubernetes/client-go transport/token_source.go), and no
 // TLS state is rebuilt per request.
 import type { KubeConfig, User } from '@kubernetes/client-node';
-import { makeRedactor, type Redactor, redactStatus, RequestError } from '../errors.ts';
+import { RequestError } from '../errors.ts';
+import { makeRedactor, type Redactor, redactStatus } from '../util/redact.ts';
 import { type ExecCluster, type ExecConfig, ExecPlugin } from './exec-plugin.ts';
 import type { ClientNode } from '../util/runtime.ts';
 

@@ -11,7 +11,7 @@ export interface ResourceInfo {
   kind: string;
 }
 
-export interface DiscoveredResource extends ResourceInfo {
+interface DiscoveredResource extends ResourceInfo {
   singularName?: string;
   verbs?: string[];
 }

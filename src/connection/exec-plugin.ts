@@ -5,7 +5,7 @@
 // for a credential (client-go locks and re-checks its cache the same way), and the child is
 // killed as soon as no request waits for it any more or the Connection closes.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cutText, type Redactor } from '../errors.ts';
+import { cutText, type Redactor } from '../util/redact.ts';
 import { isRecord } from '../util/json.ts';
 import { waitFor } from '../util/wait.ts';
 
@@ -38,7 +38,7 @@ export interface ExecCredential {
 }
 
 /** What the plugin's owner does with what it printed: remember it, so it is never printed again. */
-export interface PluginOwner {
+interface PluginOwner {
   remember(values: (string | undefined)[]): void;
   redactor(): Redactor;
 }
@@ -50,7 +50,7 @@ const QUOTED_STDERR = 300;
 const MAX_OUTPUT = 1024 * 1024;
 
 /** The plugin could not be run, failed, or printed no usable ExecCredential. */
-export class ExecPluginError extends Error {
+class ExecPluginError extends Error {
   readonly code = 'OTC_EXEC_PLUGIN';
   constructor(message: string, cause?: unknown) {
     super(message, cause === undefined ? undefined : { cause });
@@ -59,7 +59,7 @@ export class ExecPluginError extends Error {
 }
 
 /** This request stopped waiting (its limit, its signal or close()) before the plugin answered. */
-export class PluginNotAnsweredError extends Error {
+class PluginNotAnsweredError extends Error {
   readonly code = 'OTC_EXEC_NOT_ANSWERED';
   constructor(label: string) {
     super(`${label} had not answered`);

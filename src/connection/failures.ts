@@ -1,20 +1,164 @@
-// How a failed request is told to the caller: a RequestError that names the step and target, says
-// in words what happened, and whether a mutation's outcome is unknown.
-import { cutText, type Redactor, redactStatus, RequestError } from '../errors.ts';
+// Failed requests classified, once: which code and outcome (did anything reach the server) a
+// failure gets from the HTTP status, the server's Status and the wire failure underneath, and the
+// RequestError that names the step and target and says in words what happened.
 import {
-  notFoundOf,
-  type NotFoundContext,
+  type NotFound,
   type Outcome,
+  RequestError,
   type RequestErrorCode,
   type RequestStep,
-} from '../outcome.ts';
-import type { ObjectIdentity } from '../types.ts';
+} from '../errors.ts';
+import type { KubernetesStatus, ObjectIdentity } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
+import { cutText, type Redactor, redactStatus } from '../util/redact.ts';
 import { MAX_ANSWER_BYTES, READ_TIMEOUT_CODES, TOO_LARGE_CODES } from '../wire/wire-errors.ts';
 
+/** The resource (plural) of a namespaced path, as a Status's `details.kind` names it. */
+function collectionOf(path: string | undefined): string | undefined {
+  const segments = (path ?? '').split('?')[0]?.split('/') ?? [];
+  const at = segments.indexOf('namespaces');
+  return at < 0 ? undefined : segments[at + 2];
+}
+
+/**
+ * Which thing a 404 (or 410) says is missing, from the Status's `details` (kube-apiserver's
+ * NewNotFound names the resource's plural and the name) and the request's own object.
+ */
+function notFoundOf(status: KubernetesStatus | undefined, request: FailedRequest): NotFound {
+  const details = isStatus(status) ? status.details : undefined;
+  if (details?.kind === 'namespaces') return 'namespace';
+  const name = details?.name;
+  if (name === undefined || name === '' || request.object === undefined) return 'other';
+  const own = name === request.object.name && details?.kind === collectionOf(request.path);
+  return own ? (request.notFound ?? 'object') : 'referenced';
+}
+
+/** Codes of wire failures that happen before a request can have been written. */
+const BEFORE_SENDING = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'OTC_CONNECT_TIMEOUT',
+  'OTC_PROXY',
+  'OTC_CREDENTIALS',
+]);
+
+/** Node's and OpenSSL's codes for a certificate or handshake refused by verification. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_)|^(DEPTH_ZERO|SELF_SIGNED_CERT_IN_CHAIN)/;
+const isTlsCode = (code: string): boolean => TLS_CODE.test(code);
+
+/** A wire failure (no answer): nothing left when it failed before the request could be written. */
+function wireOutcome(cause: unknown): Outcome {
+  const codes = codesOf(cause);
+  return codes.some((c) => BEFORE_SENDING.has(c) || isTlsCode(c)) ? 'not-sent' : 'unknown';
+}
+
+function isStatus(body: KubernetesStatus | undefined): body is KubernetesStatus {
+  return body?.kind === 'Status';
+}
+
+/**
+ * How server-side apply's refusal of a body its schema does not type begins (a 500, no reason).
+ *
+ * @example
+ * ```ts
+ * const untyped = status.message?.startsWith(TYPED_PATCH_REFUSAL) === true;
+ * ```
+ */
+export const TYPED_PATCH_REFUSAL = 'failed to create typed patch object (';
+
+/**
+ * How the messages of a 500 kube-apiserver sends before anything reaches storage begin, per Status
+ * reason. Any other 500 may follow a committed write (an etcd client error has no reason; a decode
+ * after the transaction is an `InternalError` too).
+ */
+const BEFORE_STORAGE: Record<string, readonly string[]> = {
+  // apimachinery managedfields structuredmerge.go: the apply patch and the live object are typed
+  // and converted before the patched object is stored; a plain error, a 500 with no reason.
+  '': [TYPED_PATCH_REFUSAL, 'failed to create typed live object (', 'failed to convert new object ('],
+  // apiserver pkg/util/webhook ErrCallingWebhook: a fail-closed webhook not reached, in admission.
+  InternalError: ['Internal error occurred: failed calling webhook "'],
+};
+
+/** A 500 is refused only when its message is one upstream produces before anything is stored. */
+function internalErrorOutcome(status: KubernetesStatus): Outcome {
+  const starts = BEFORE_STORAGE[status.reason ?? ''] ?? [];
+  const message = status.message ?? '';
+  return starts.some((start) => message.startsWith(start)) ? 'refused' : 'unknown';
+}
+
+/** An answer outside 2xx: refused only when a Kubernetes Status says the server did not act. */
+function answerOutcome(statusCode: number, status: KubernetesStatus | undefined): Outcome {
+  if (!isStatus(status)) return 'unknown';
+  if (status.reason === 'Timeout' || status.reason === 'ServerTimeout') return 'unknown';
+  if (statusCode >= 400 && statusCode < 500) return statusCode === 408 ? 'unknown' : 'refused';
+  if (statusCode === 500) return internalErrorOutcome(status);
+  return statusCode === 503 ? 'refused' : 'unknown';
+}
+
+const STATUS_CODES: Record<number, RequestErrorCode> = {
+  400: 'OTC_INVALID',
+  401: 'OTC_UNAUTHORIZED',
+  403: 'OTC_FORBIDDEN',
+  404: 'OTC_NOT_FOUND',
+  408: 'OTC_SERVER_TIMEOUT',
+  409: 'OTC_CONFLICT',
+  410: 'OTC_NOT_FOUND',
+  422: 'OTC_INVALID',
+  429: 'OTC_TOO_MANY_REQUESTS',
+  502: 'OTC_UNAVAILABLE',
+  503: 'OTC_UNAVAILABLE',
+  504: 'OTC_SERVER_TIMEOUT',
+};
+
+/** The code of an answer outside 2xx, from its status and the Status `reason`. */
+function answerCode(statusCode: number, reason: string | undefined): RequestErrorCode {
+  if (reason === 'Timeout' || reason === 'ServerTimeout') return 'OTC_SERVER_TIMEOUT';
+  const known = STATUS_CODES[statusCode];
+  if (known !== undefined) return known;
+  return statusCode >= 500 ? 'OTC_SERVER_ERROR' : 'OTC_HTTP_ERROR';
+}
+
+/** The code of a wire failure, from what ended it and the codes along its cause chain. */
+function wireCode(cause: unknown, kind: 'timeout' | 'abort' | undefined): RequestErrorCode {
+  const codes = codesOf(cause);
+  if (codes.includes('OTC_CONNECTION_CLOSED')) return 'OTC_CONNECTION_CLOSED';
+  if (kind === 'timeout') return 'OTC_TIMEOUT';
+  if (kind === 'abort') return 'OTC_ABORTED';
+  if (codes.includes('OTC_CREDENTIALS')) return 'OTC_CREDENTIALS';
+  if (codes.includes('OTC_PROXY')) return 'OTC_PROXY';
+  if (codes.some(isTlsCode)) return 'OTC_TLS';
+  if (codes.some((c) => BEFORE_SENDING.has(c))) return 'OTC_CONNECT_FAILED';
+  return 'OTC_CONNECTION_LOST';
+}
+
+type Fields = Omit<ConstructorParameters<typeof RequestError>[3], 'code' | 'outcome'> & {
+  code?: RequestErrorCode | undefined;
+  outcome?: Outcome | undefined;
+};
+
+/** A RequestError whose code and outcome, where not given, follow from its answer or its cause. */
+function classified(step: RequestStep, target: string, detail: string, fields: Fields): RequestError {
+  const { statusCode: answered, cause, kind } = fields;
+  const code =
+    fields.code ?? (answered === undefined ? wireCode(cause, kind) : answerCode(answered, fields.reason));
+  const outcome =
+    fields.outcome ?? (answered === undefined ? wireOutcome(cause) : answerOutcome(answered, fields.status));
+  return new RequestError(step, target, detail, { ...fields, code, outcome });
+}
+
 /** What the request layer knows of a request when it fails. */
-export interface FailedRequest extends NotFoundContext {
+export interface FailedRequest {
   method: string;
+  /** The object the request is about, as warnings name it. */
+  object?: ObjectIdentity | undefined;
+  /** The request's path, `/api…/namespaces/NS/PLURAL[/NAME]`: the plural a Status names it by. */
+  path?: string | undefined;
+  /** What a 404 naming this request's own object means (default `'object'`). */
+  notFound?: NotFound | undefined;
   /** `dryRun: 'All'` marks a request the server runs without storing anything. */
   query?: Readonly<Record<string, string | undefined>> | undefined;
   /** The request's label in errors and debug lines. */
@@ -37,11 +181,8 @@ function withCode(error: unknown, code: string): (Error & { stage?: unknown }) |
 
 function errorChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  let current: unknown = error;
-  while (current !== undefined && current !== null && chain.length < 10) {
-    chain.push(current);
-    current = (current as { cause?: unknown }).cause;
-  }
+  for (let e = error; e !== undefined && e !== null && chain.length < 10; e = (e as Error).cause)
+    chain.push(e);
   return chain;
 }
 
@@ -71,7 +212,7 @@ const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'OTC_CONNECT_T
 /**
  * Processing renders without storing anything; only applies and deletes leave an unknown outcome,
  * and not under a dry run, which the server runs to the end without storage (the pre-flight never
- * dry-runs a kind whose storage might write: checks/preflight.ts, dryRunMayWrite).
+ * dry-runs a kind whose storage might write: checks/dry-run.ts, dryRunMayWrite).
  */
 function unknownOutcome(request: FailedRequest): string {
   const mutates = request.method !== 'GET' && request.step !== 'Process';
@@ -91,48 +232,30 @@ export function transportError(
 ): RequestError {
   const codes = codesOf(error);
   const outcome = unknownOutcome(request);
+  const make = (detail: string, more: Partial<Fields> = {}): RequestError =>
+    classified(request.step, request.target, detail, { cause: error, resource: request.object, ...more });
   const fail = (detail: string, kind?: 'timeout'): RequestError =>
-    new RequestError(request.step, request.target, `${detail}${outcome}`, {
-      cause: error,
-      resource: request.object,
-      ...(kind ? { kind } : {}),
-    });
+    make(`${detail}${outcome}`, kind ? { kind } : {});
   if (codes.includes('OTC_CONNECTION_CLOSED')) return fail('the Connection was closed');
   const refused = withCode(error, 'OTC_PROXY');
   // The tunnel never opened, so the request never left: no unknown outcome.
-  if (refused)
-    return new RequestError(request.step, request.target, `${refused.message}; nothing was sent`, {
-      cause: error,
-      resource: request.object,
-    });
+  if (refused) return make(`${refused.message}; nothing was sent`);
   if (codes.some((c) => CONNECT_TIMEOUT_CODES.has(c))) {
     const stage = withCode(error, 'OTC_CONNECT_TIMEOUT')?.stage;
     const detail = typeof stage === 'string' ? ` (${stage})` : '';
-    return new RequestError(
-      request.step,
-      request.target,
-      `connect timed out after ${limits.connect} ms${detail}`,
-      { cause: error, kind: 'timeout', resource: request.object },
-    );
+    return make(`connect timed out after ${limits.connect} ms${detail}`, { kind: 'timeout' });
   }
   if (codes.some((c) => READ_TIMEOUT_CODES.has(c)))
     return fail(`read timed out after ${limits.read} ms`, 'timeout');
   if (codes.some((c) => TOO_LARGE_CODES.has(c)))
-    return new RequestError(
-      request.step,
-      request.target,
+    return make(
       `the answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, more than any API server answer this library reads; it was not read further${outcome}`,
-      { cause: error, code: 'OTC_RESPONSE_TOO_LARGE', resource: request.object },
+      { code: 'OTC_RESPONSE_TOO_LARGE' },
     );
   if (signal?.aborted)
     return stoppedBy(request.step, request.target, signal, outcome, error, 'unknown', request.object);
   if (chainHas(error, (e) => e.name === 'TimeoutError')) return fail('timed out', 'timeout');
-  if (chainHas(error, (e) => e.name === 'AbortError'))
-    return new RequestError(request.step, request.target, `aborted${outcome}`, {
-      cause: error,
-      kind: 'abort',
-      resource: request.object,
-    });
+  if (chainHas(error, (e) => e.name === 'AbortError')) return make(`aborted${outcome}`, { kind: 'abort' });
   const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0];
   const text = error instanceof Error ? error.message : String(error);
   const detailed = errorChain(error)
@@ -157,31 +280,19 @@ export function credentialsError(
   closed: boolean,
 ): RequestError {
   const { step, target, object: resource } = request;
+  const make = (detail: string, more: Partial<Fields> = {}): RequestError =>
+    classified(step, target, detail, { cause: error, resource, ...more });
   const waiting = withCode(error, 'OTC_EXEC_NOT_ANSWERED');
-  if (!waiting) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return new RequestError(step, target, `could not get credentials, so nothing was sent: ${detail}`, {
-      cause: error,
-      resource,
-    });
-  }
+  const text = error instanceof Error ? error.message : String(error);
+  if (!waiting) return make(`could not get credentials, so nothing was sent: ${text}`);
   // Waiting for credentials comes before the request: whatever ended the wait, nothing was sent.
   const before = ` before the request was sent: the ${waiting.message}`;
   if (closed)
-    return new RequestError(step, target, `the Connection was closed${before}`, {
-      cause: error,
-      code: 'OTC_CONNECTION_CLOSED',
-      outcome: 'not-sent',
-      resource,
-    });
+    return make(`the Connection was closed${before}`, { code: 'OTC_CONNECTION_CLOSED', outcome: 'not-sent' });
   if (signal?.aborted) return stoppedBy(step, target, signal, before, error, 'not-sent', resource);
   const limit = limits.connect + limits.read;
-  return new RequestError(
-    step,
-    target,
-    `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${before}`,
-    { cause: error, kind: 'timeout', outcome: 'not-sent', resource },
-  );
+  const detail = `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${before}`;
+  return make(detail, { kind: 'timeout', outcome: 'not-sent' });
 }
 
 /**
@@ -189,7 +300,7 @@ export function credentialsError(
  * ends, or one too slow to arrive in time) or anything before it.
  */
 export function deadlineError(error: unknown, request: FailedRequest, boundMs: number): RequestError {
-  return new RequestError(
+  return classified(
     request.step,
     request.target,
     `no complete answer within ${boundMs} ms (this operation's requestTimeout, connect + read, bounds the whole request)${unknownOutcome(request)}`,
@@ -211,7 +322,7 @@ export function closedBeforeSending(
   request: FailedRequest,
   when = 'before the request was sent',
 ): RequestError {
-  return new RequestError(request.step, request.target, `the Connection was closed ${when}`, {
+  return classified(request.step, request.target, `the Connection was closed ${when}`, {
     code: 'OTC_CONNECTION_CLOSED',
     outcome: 'not-sent',
     resource: request.object,
@@ -244,36 +355,21 @@ export function statusError(
       .filter((c) => !message.includes(c.field ?? c.message ?? ''))
       .map((c) => [c.field, c.message].filter(Boolean).join(': '));
     const causeText = causes.length > 0 ? ` (${causes.join('; ')})` : '';
-    return new RequestError(
-      request.step,
-      request.target,
-      `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`,
-      {
-        statusCode: code,
-        ...(reason ? { reason } : {}),
-        status,
-        ...about(request, status),
-        ...(as ? { code: as } : {}),
-      },
-    );
+    const detail = `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`;
+    const notFound = notFoundOf(status, request);
+    const fields = { statusCode: code, status, resource: request.object, notFound, code: as };
+    return classified(request.step, request.target, detail, { ...fields, ...(reason ? { reason } : {}) });
   }
   const text =
     typeof body === 'string'
       ? cutText(redact(body.trim()), QUOTED_BODY, redact, credentials)
       : 'no Status in the response';
-  return new RequestError(request.step, request.target, `${code}: ${text}${advice}`, {
+  return classified(request.step, request.target, `${code}: ${text}${advice}`, {
     statusCode: code,
-    ...about(request, undefined),
+    resource: request.object,
+    notFound: notFoundOf(undefined, request),
     ...(as ? { code: as } : {}),
   });
-}
-
-/** The object of a refused request, and which thing a 404 of it says is missing. */
-function about(
-  request: FailedRequest,
-  status: Parameters<typeof notFoundOf>[0],
-): { resource: FailedRequest['object']; notFound: ReturnType<typeof notFoundOf> } {
-  return { resource: request.object, notFound: notFoundOf(status, request) };
 }
 
 /**
@@ -291,7 +387,7 @@ export function stoppedBy(
 ): RequestError {
   const reason: unknown = signal.reason;
   const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
-  return new RequestError(step, target, `${kind === 'timeout' ? 'timed out' : 'aborted'}${after}`, {
+  return classified(step, target, `${kind === 'timeout' ? 'timed out' : 'aborted'}${after}`, {
     cause,
     kind,
     outcome,

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { delimiter, dirname } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type Redactor, RequestError } from '../errors.ts';
+import { RequestError } from '../errors.ts';
+import { type Redactor } from '../util/redact.ts';
 
 type ClientNode = typeof import('@kubernetes/client-node');
 

@@ -8,7 +8,7 @@
 // with If-None-Match where a document for that path is held, which handler3 answers with a 304.
 import { debuglog } from 'node:util';
 import { RequestError } from '../errors.ts';
-import { TYPED_PATCH_REFUSAL } from '../outcome.ts';
+import { TYPED_PATCH_REFUSAL } from './failures.ts';
 import { compactTypes, type GroupVersionSchema } from '../schema/index.ts';
 import { isRecord } from '../util/json.ts';
 import type { ApiRequest, ApiResponse } from './requests.ts';
@@ -25,7 +25,7 @@ import type { Throttling } from './retry.ts';
 
 const debug = debuglog('openshift-templates');
 
-export const OPENAPI_ROOT = '/openapi/v3';
+const OPENAPI_ROOT = '/openapi/v3';
 
 /**
  * How long a Connection types with the root it read before it reads it again. kube-apiserver's

@@ -1,7 +1,7 @@
 // What one request to the API server is: its shape, its answer, its limits, and how its path and
 // body are written and read. ClusterConnection (connection.ts) sends it.
 import { MAX_TIMEOUT_MS } from '../checks/arguments.ts';
-import type { RequestTimeout } from '../types.ts';
+import type { RequestTimeout } from '../types/index.ts';
 import type { FailedRequest } from './failures.ts';
 import type { Throttling } from './retry.ts';
 import type { WarningRoute } from './warnings.ts';

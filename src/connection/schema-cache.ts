@@ -7,7 +7,7 @@
 import type { GroupVersionSchema } from '../schema/index.ts';
 
 /** Documents kept at most; the least recently used goes first. */
-export const SCHEMA_CACHE_LIMIT = 64;
+const SCHEMA_CACHE_LIMIT = 64;
 
 const tables = new Map<string, GroupVersionSchema>();
 /** Downloads in flight, so that Connections opened at once (a burst of first jobs) share one. */
@@ -29,7 +29,7 @@ export function cachedSchema(server: string, url: string): GroupVersionSchema | 
 }
 
 /** A cached document as a direct read of its path revalidates it. */
-export interface HeldDocument {
+interface HeldDocument {
   url: string;
   schema: GroupVersionSchema;
 }
@@ -90,15 +90,4 @@ export function shareDownload(
   void shared.then(() => {
     if (downloads.get(key) === shared) downloads.delete(key);
   });
-}
-
-/** How many documents are cached (tests and benchmarks). */
-export function cachedSchemaCount(): number {
-  return tables.size;
-}
-
-/** Empties the cache (tests and benchmarks that measure a first download). */
-export function forgetSchemas(): void {
-  tables.clear();
-  downloads.clear();
 }

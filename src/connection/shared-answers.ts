@@ -3,7 +3,7 @@
 // miss, as client-go's deferred discovery mapper does.
 import { RequestError } from '../errors.ts';
 import { stoppedBy } from './failures.ts';
-import type { RequestStep } from '../outcome.ts';
+import type { RequestStep } from '../errors.ts';
 import { type Throttling, throttledWaitHint } from './retry.ts';
 import { waitFor } from '../util/wait.ts';
 import type { WarningRoute } from './warnings.ts';
@@ -112,6 +112,8 @@ export class SharedAnswers<T> {
           cause: deadline.reason,
         });
       return new RequestError(this.#step, target, `read timed out after ${readMs} ms`, {
+        code: 'OTC_TIMEOUT',
+        outcome: 'unknown',
         kind: 'timeout',
         cause: deadline.reason,
       });

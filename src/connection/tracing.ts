@@ -8,7 +8,7 @@ import { isRecord } from '../util/json.ts';
 import type { Operation } from './warnings.ts';
 
 /** What `openshift-template-client:operation` carries through start, end, asyncStart/asyncEnd and error. */
-export interface OperationTrace {
+interface OperationTrace {
   operation: Operation;
   /** Template mode (a Template is rendered) or reference mode (saved refs); absent for `connect`. */
   mode?: 'template' | 'reference';
@@ -40,7 +40,7 @@ export interface RequestTrace {
   error?: unknown;
 }
 
-export const OPERATION_CHANNEL = 'openshift-template-client:operation';
+const OPERATION_CHANNEL = 'openshift-template-client:operation';
 export const REQUEST_CHANNEL = 'openshift-template-client:request';
 
 const operations = tracingChannel<unknown, OperationTrace>(OPERATION_CHANNEL);

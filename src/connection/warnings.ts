@@ -1,7 +1,7 @@
 // Server warnings: kube-apiserver's `Warning: 299 - "text"` response headers (RFC 7234 form), for
 // deprecated APIs, Pod Security admission, duplicate fields and the like. They reach the
 // caller's handler, or, without one, Node's process warnings once per distinct text.
-import type { ServerWarning, WarningHandler } from '../types.ts';
+import type { ServerWarning, WarningHandler } from '../types/index.ts';
 
 export type Operation = ServerWarning['operation'];
 

@@ -1,5 +1,5 @@
 // What a ValidationError found, for a program: each problem's kind, the object and the field it
-// concerns. A leaf, as types.ts is.
+// concerns; and the Status a server answers a refusal with. A leaf, as index.ts is.
 
 /**
  * The kind of one {@link ValidationProblem}:
@@ -82,4 +82,30 @@ export interface ValidationProblem {
   object?: ProblemObject;
   /** The field, in server-side apply's path syntax (`.spec.replicas`), for typing problems. */
   path?: string;
+}
+
+/**
+ * A Kubernetes `Status` body, as the API server sends it with an error.
+ *
+ * @example
+ * ```ts
+ * const status: ocp.KubernetesStatus | undefined = error instanceof ocp.RequestError ? error.status : undefined;
+ * for (const cause of status?.details?.causes ?? []) console.error(cause.field, cause.reason, cause.message);
+ * ```
+ */
+export interface KubernetesStatus {
+  kind?: string;
+  apiVersion?: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
 }

@@ -1,5 +1,5 @@
 // The refs the operations return and take: an object's identity, what create() says of it, what
-// delete() did with it. A leaf, as types.ts is.
+// delete() did with it. A leaf, as index.ts is.
 import type { ObjectIdentity } from './warnings.ts';
 
 /**

@@ -1,5 +1,5 @@
 // What a warning is, for a program: the server's own (`Warning: 299`) and the library's, each with
-// a stable code, the object it is about and, for a field, its path. A leaf, as types.ts is.
+// a stable code, the object it is about and, for a field, its path. A leaf, as index.ts is.
 
 /**
  * What a {@link ServerWarning} is about, so a program can act on it without reading its text:

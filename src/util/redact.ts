@@ -1,6 +1,6 @@
 // Hiding what an error, a warning or a debug line must never carry: every occurrence of a
 // secret, also the start of one a cut leaves at the end, and every string of a Status body.
-import type { KubernetesStatus } from '../outcome.ts';
+import type { KubernetesStatus } from '../types/index.ts';
 import type { ValidationProblem } from '../types/problems.ts';
 import { goQuote, goQuoteToAscii } from './quote.ts';
 

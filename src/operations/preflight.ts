@@ -5,23 +5,14 @@
 // immutability, admission — so a refusal the server can predict is found before the first write
 // (kubernetes/apiserver pkg/endpoints/handlers/patch.go, pkg/registry/generic/registry/dryrun.go).
 import { debuglog } from 'node:util';
-import { OperationError, type OperationFailure, RequestError, ValidationError } from './errors.ts';
-import {
-  type ApplyFlags,
-  applyAll,
-  asError,
-  asRequestError,
-  type OperationContext,
-  readOne,
-  readQuotas,
-  typeTargets,
-  write,
-  warningTarget,
-} from './operations.ts';
-import { refusedAsUntyped } from './connection/openapi.ts';
-import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
-import { adoptionChecked, isMine, notAdoptedError, notAdoptedText } from './checks/ownership.ts';
-import { quotaVerdict } from './checks/quota.ts';
+import { OperationError, type OperationFailure, RequestError, ValidationError } from '../errors.ts';
+import { asError, asRequestError, type OperationContext, warningTarget } from './context.ts';
+import { type ApplyFlags, applyAll, readQuotas, typeTargets, write } from './create.ts';
+import { readOne } from './read.ts';
+import { refusedAsUntyped } from '../connection/openapi.ts';
+import { applyFoundNothing, createdByPostText } from '../checks/created-by-post.ts';
+import { adoptionChecked, isMine, notAdoptedError, notAdoptedText } from '../checks/ownership.ts';
+import { quotaVerdict } from '../checks/quota.ts';
 import {
   batchPrerequisite,
   dryRunMayWrite,
@@ -30,10 +21,10 @@ import {
   notDryRunText,
   refusedDryRun,
   unverifiedText,
-} from './checks/preflight.ts';
-import { describeRef } from './checks/refs.ts';
-import type { CreatedRef, FieldValidation } from './types.ts';
-import type { Target } from './validate.ts';
+} from '../checks/dry-run.ts';
+import { describeRef } from '../checks/refs.ts';
+import type { CreatedRef, FieldValidation } from '../types/index.ts';
+import type { Target } from '../validate.ts';
 
 const debug = debuglog('openshift-templates');
 
@@ -117,7 +108,7 @@ async function dryRunDeferred(
  * POST: that POST is dry-run in its place, so its proxy's own checks (the subjects it converts,
  * RBAC's escalation check) come before the first write. A webhook that does not support dry runs,
  * or a kind whose dry run may write, leaves the object unverified, said on the warning channel,
- * never refused (issue #36 item 4). A lost connection is sent once more where the storage
+ * never refused. A lost connection is sent once more where the storage
  * honours dry runs, so nothing was written.
  */
 async function dryRun(

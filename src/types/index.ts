@@ -1,11 +1,12 @@
-// Public types shared by the modules. Kept apart so that validate.ts stays free of I/O imports;
-// the refs and the warnings are in types/, re-exported here.
-import type { ResourceRef } from './types/refs.ts';
-import type { WarningHandler } from './types/warnings.ts';
+// The public types: objects, the Connection and every call's options; the refs, warnings and
+// problems are in their own files beside this one, re-exported here. Kept apart from the code so
+// that validate.ts stays free of I/O imports.
+import type { ResourceRef } from './refs.ts';
+import type { WarningHandler } from './warnings.ts';
 
-export type { CreatedRef, DeleteResult, ResourceRef } from './types/refs.ts';
-export type { ObjectIdentity, ServerWarning, WarningCode, WarningHandler } from './types/warnings.ts';
-export type { ProblemKind, ProblemObject, ValidationProblem } from './types/problems.ts';
+export type { CreatedRef, DeleteResult, ResourceRef } from './refs.ts';
+export type { ObjectIdentity, ServerWarning, WarningCode, WarningHandler } from './warnings.ts';
+export type { KubernetesStatus, ProblemKind, ProblemObject, ValidationProblem } from './problems.ts';
 
 /**
  * A Kubernetes object as plain JSON.

@@ -3,8 +3,8 @@
 // A dry run sees only the live cluster, never the objects of the batch that would come before it
 // (kubernetes/kubernetes#83562, fluxcd/flux2#2772, fluxcd/kustomize-controller#748).
 import { RequestError } from '../errors.ts';
-import type { KubernetesStatus } from '../outcome.ts';
-import type { ResourceRef } from '../types.ts';
+import type { KubernetesStatus } from '../types/index.ts';
+import type { ResourceRef } from '../types/index.ts';
 
 type Ref = Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'>;
 

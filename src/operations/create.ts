@@ -1,29 +1,16 @@
-// The steps the five operations are made of (rendering and resolving targets is render.ts,
-// deleting modes.ts): the Connection an operation runs on, typing against the server's schema,
-// apply, read.
+// create()'s steps after rendering: typing every object against the server's schema before
+// anything is applied, the server-side apply of each (or the POST of what apply cannot create),
+// and reading the namespace's ResourceQuotas for the pre-flight (preflight.ts).
 import { debuglog } from 'node:util';
-import type { Operation, WarningRoute } from './connection/warnings.ts';
-import { ClusterConnection } from './connection/connection.ts';
-import { openConnection } from './connection/connect.ts';
-import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from './connection/requests.ts';
-import { OperationError, type Redactor, redactProblem, RequestError, ValidationError } from './errors.ts';
-import type { RequestStep } from './outcome.ts';
-import type {
-  CommonOptions,
-  CreatedRef,
-  FieldValidation,
-  KubernetesObject,
-  Missing,
-  ResourceRef,
-  ServerWarning,
-  WarningHandler,
-} from './types.ts';
-import { isRecord } from './util/json.ts';
-import { normalizeSecret } from './checks/secrets.ts';
-import { describeRef } from './checks/refs.ts';
-import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
-import { withOwnerLabel } from './checks/ownership.ts';
-import type { QuotaRead } from './checks/quota.ts';
+import { OperationError, RequestError, ValidationError } from '../errors.ts';
+import { redactProblem } from '../util/redact.ts';
+import type { CreatedRef, FieldValidation, ResourceRef } from '../types/index.ts';
+import { isRecord } from '../util/json.ts';
+import { normalizeSecret } from '../checks/secrets.ts';
+import { describeRef } from '../checks/refs.ts';
+import { applyFoundNothing, createdByPostText } from '../checks/created-by-post.ts';
+import { withOwnerLabel } from '../checks/ownership.ts';
+import type { QuotaRead } from '../checks/quota.ts';
 import {
   type Target,
   type Untyped,
@@ -32,75 +19,22 @@ import {
   verdictProblems,
   whyUntyped,
   worthRereading,
-} from './validate.ts';
-import type { SchemaLookup } from './connection/openapi.ts';
-import type { TypingProblem } from './schema/index.ts';
+} from '../validate.ts';
+import type { SchemaLookup } from '../connection/openapi.ts';
+import type { TypingProblem } from '../schema/index.ts';
+import {
+  asError,
+  asRequestError,
+  objectPath,
+  type OperationContext,
+  segment,
+  send,
+  uidOf,
+  warningTarget,
+  withUid,
+} from './context.ts';
 
 const debug = debuglog('openshift-templates');
-
-/** What the requests of one operation share: its Connection, limits, signal and redaction. */
-export interface OperationContext {
-  operation: Operation;
-  connection: ClusterConnection;
-  timeout: Timeouts;
-  signal: AbortSignal | undefined;
-  redact: Redactor;
-  warnings: WarningRoute;
-}
-
-export function contextFor(
-  operation: Operation,
-  connection: ClusterConnection,
-  options: {
-    requestTimeout?: unknown;
-    signal?: AbortSignal | undefined;
-    onWarning?: WarningHandler | undefined;
-  },
-): OperationContext {
-  return {
-    operation,
-    connection,
-    timeout: toTimeouts(options.requestTimeout as Timeouts | number | undefined, connection.timeouts),
-    signal: options.signal,
-    redact: (text) => text,
-    // One report of each distinct warning per call (connection/warnings.ts).
-    warnings: { operation, handler: options.onWarning, reported: new Set() },
-  };
-}
-
-/** One request of the operation, with its limits, signal and warning route. */
-export function send(
-  op: OperationContext,
-  request: Omit<ApiRequest, 'timeout' | 'signal' | 'warnings'>,
-): Promise<ApiResponse> {
-  return op.connection.request({ ...request, timeout: op.timeout, signal: op.signal, warnings: op.warnings });
-}
-
-/** How a warning names the object its request was about. */
-export function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['target']> {
-  return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: ref.namespace };
-}
-
-export const segment = (value: string): string => encodeURIComponent(value);
-
-export function objectPath(apiVersion: string, resource: string, namespace: string, name?: string): string {
-  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  const collection = `${base}/namespaces/${segment(namespace)}/${segment(resource)}`;
-  return name === undefined ? collection : `${collection}/${segment(name)}`;
-}
-
-export function uidOf(body: unknown): string | undefined {
-  if (!isRecord(body)) return undefined;
-  const metadata = isRecord(body.metadata) ? body.metadata : {};
-  if (typeof metadata.uid === 'string') return metadata.uid;
-  const details = isRecord(body.details) ? body.details : {};
-  return typeof details.uid === 'string' ? details.uid : undefined;
-}
-
-export function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
-  const { uid: _old, ...rest } = ref;
-  return uid === undefined ? rest : { ...rest, uid };
-}
 
 /** The schema of each group-version the targets use; `fresh` reads the root again (bounded). */
 function lookupSchemas(
@@ -256,8 +190,9 @@ export async function write(
     // The field manager on the POST too: kube-apiserver records the create under it.
     query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
     ...(post ? {} : { contentType: 'application/apply-patch+yaml' }),
-    // The rendered object plus the label that marks it as this field manager's (checks/ownership.ts).
-    body: withOwnerLabel(normalizeSecret(target.object), flags.fieldManager),
+    // The typed object (its Secret folded by typeTargets) plus the label that marks it as this
+    // field manager's (checks/ownership.ts).
+    body: withOwnerLabel(target.object, flags.fieldManager),
     step: 'Apply',
     target: describeRef(ref),
     object: warningTarget(ref),
@@ -297,103 +232,4 @@ export async function readQuotas(op: OperationContext, namespace: string): Promi
       unread: `listing them answered ${error.statusCode === undefined ? error.code : String(error.statusCode)}`,
     };
   }
-}
-
-/**
- * Reads each target in order. With `missing: 'null'` a 404, or a live object whose UID is not the
- * ref's (the saved object is gone, another took its name), is `null` in its place.
- */
-export async function readAll(
-  op: OperationContext,
-  targets: readonly Target[],
-  missing: Missing,
-): Promise<(KubernetesObject | null)[]> {
-  const objects: (KubernetesObject | null)[] = [];
-  for (const target of targets) {
-    try {
-      objects.push(await readOne(op, target));
-    } catch (error) {
-      if (missing === 'error' || !isGone(error)) throw error;
-      objects.push(null);
-    }
-  }
-  return objects;
-}
-
-function isGone(error: unknown): boolean {
-  return error instanceof RequestError && (error.statusCode === 404 || error.code === 'OTC_REPLACED');
-}
-
-export async function readOne(op: OperationContext, target: Target): Promise<KubernetesObject> {
-  const { body } = await send(op, {
-    method: 'GET',
-    path: objectPath(target.ref.apiVersion, target.resource, target.ref.namespace, target.ref.name),
-    step: 'Get',
-    target: describeRef(target.ref),
-    object: warningTarget(target.ref),
-    redact: op.redact,
-  });
-  const expected = target.ref.uid;
-  const found = uidOf(body);
-  if (expected !== undefined && found !== expected) {
-    throw new RequestError(
-      'Get',
-      describeRef(target.ref),
-      `the live object has UID "${found ?? '(none)'}", not the UID "${expected}" of the reference: it was replaced`,
-      { code: 'OTC_REPLACED', outcome: 'refused', resource: warningTarget(target.ref) },
-    );
-  }
-  return body as KubernetesObject;
-}
-
-export function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-/**
- * A failure of one object's request as the RequestError an OperationFailure holds. Every request
- * fails with one; anything else is a defect of the library, kept as `cause`, its message not
- * repeated (it may carry anything).
- */
-export function asRequestError(error: unknown, step: RequestStep, ref: ResourceRef): RequestError {
-  if (error instanceof RequestError) return error;
-  const detail = 'failed unexpectedly (a defect of the library: please report it)';
-  return new RequestError(step, describeRef(ref), detail, {
-    cause: error,
-    code: 'OTC_UNEXPECTED',
-    outcome: 'unknown',
-    resource: warningTarget(ref),
-  });
-}
-
-/** Runs `work` on the caller's connection (left open) or on one of its own (always closed). */
-export async function withConnection<T>(
-  operation: string,
-  options: CommonOptions,
-  work: (connection: ClusterConnection) => Promise<T>,
-): Promise<T> {
-  if (options.api !== undefined) {
-    if (!(options.api instanceof ClusterConnection)) {
-      throw new ValidationError(operation, ['api must be a Connection returned by connect()']);
-    }
-    // The code a request in flight gets when close() ends it: a scheduler checks one code.
-    if (options.api.closed)
-      throw new ValidationError(operation, ['api is a closed Connection'], 'OTC_CONNECTION_CLOSED');
-    return work(options.api);
-  }
-  // The operation's signal covers its own connection too: loading, the check request, the pool.
-  const connection = await openConnection({
-    ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
-    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
-  try {
-    return await work(connection);
-  } finally {
-    await connection.close();
-  }
-}
-
-export function assertValid(operation: string, issues: string[]): void {
-  if (issues.length > 0) throw new ValidationError(operation, issues);
 }

@@ -1,7 +1,4 @@
-// How a call becomes work: template mode (validate, render, resolve and check every target) or
-// reference mode (validate and resolve the refs); rendering and resolving live in render.ts, the
-// Connection in operations.ts. The delete step
-// lives here because it differs by mode: reference mode deletes the refs it is given; a replay has
+// delete()'s step, which differs by mode: reference mode deletes the refs it is given; a replay has
 // no saved state, so it reads every object and decides, object by object, from what the server
 // holds. The job's own (checks/ownership.ts: the owner label, or an Apply entry on an object from
 // before it) is deleted with the UID and resourceVersion it read as preconditions, so a change
@@ -9,37 +6,20 @@
 // relinquished (this manager's fields given up by an apply of its identity alone), since in
 // server-side apply that object is shared; another's is left alone. A replay that finds every
 // object marked as one other manager's deletes nothing.
-import { isRecord } from './util/json.ts';
 import {
   asRequestError,
-  assertValid,
-  contextFor,
   objectPath,
   type OperationContext,
-  readOne,
   send,
   uidOf,
   warningTarget,
-  withConnection,
   withUid,
-} from './operations.ts';
-import { describeRef } from './checks/refs.ts';
-import { OperationError, type OperationFailure, RequestError, ValidationError } from './errors.ts';
-import { dryRunMayWrite } from './checks/preflight.ts';
-import { render, renderForDelete, resolveReferences, resolveTargets } from './render.ts';
-import { isTemplateObject, type TemplateSource } from './checks/template-source.ts';
-import type {
-  DeleteResult,
-  KubernetesObject,
-  ReferenceOptions,
-  TemplateObject,
-  TemplateOptions,
-  TemplateParameters,
-  WarningCode,
-} from './types.ts';
-import { checkReferenceArguments, checkTemplateArguments } from './checks/arguments.ts';
-import { countOf, referenceCall, templateCall, traceOperation } from './connection/tracing.ts';
-import type { Target } from './validate.ts';
+} from './context.ts';
+import { describeRef } from '../checks/refs.ts';
+import { OperationError, type OperationFailure, RequestError } from '../errors.ts';
+import { dryRunMayWrite } from '../checks/dry-run.ts';
+import type { DeleteResult, KubernetesObject, WarningCode } from '../types/index.ts';
+import type { Target } from '../validate.ts';
 import {
   isMine,
   managersOf,
@@ -48,69 +28,8 @@ import {
   replacedText,
   stillChangingError,
   wrongManagerError,
-} from './checks/ownership.ts';
-
-/**
- * Template mode: validate the arguments, render, resolve and check every target, then `act`.
- * `absent` answers for a target namespace that does not exist, from the Template's object count.
- */
-export async function onTemplateTargets<O extends TemplateOptions, T>(
-  operation: 'create' | 'get' | 'delete',
-  source: TemplateSource,
-  parameters: TemplateParameters | undefined,
-  options: O | undefined,
-  act: (op: OperationContext, targets: Target[], options: O) => Promise<T>,
-  absent?: (count: number) => T,
-): Promise<T> {
-  return traceOperation(
-    () => templateCall(operation, source, options),
-    async () => {
-      const issues = checkTemplateArguments(operation, source, parameters, options);
-      if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
-      return withConnection(operation, options, async (connection) => {
-        const op = contextFor(operation, connection, options);
-        const rendered =
-          operation === 'delete'
-            ? await renderForDelete(op, source, parameters, options)
-            : await render(op, source, parameters, options);
-        // A delete into a namespace that no longer exists: none of its objects exist either.
-        if (rendered === undefined) return act(op, [], options);
-        if ('absent' in rendered) {
-          if (absent === undefined) throw rendered.absent;
-          return absent(rendered.count);
-        }
-        op.redact = rendered.redact;
-        return act(op, await resolveTargets(op, rendered.objects, options.namespace), options);
-      });
-    },
-    countOf,
-  );
-}
-
-/** Reference mode: validate the refs, resolve their kinds, then `act`; an empty list sends nothing. */
-export async function onReferenceTargets<O extends ReferenceOptions, T>(
-  operation: 'get' | 'delete',
-  options: O,
-  act: (op: OperationContext, targets: Target[], options: O) => Promise<T[]>,
-): Promise<T[]> {
-  return traceOperation(
-    () => referenceCall(operation, options),
-    async () => {
-      assertValid(operation, checkReferenceArguments(operation, options));
-      if (options.resources.length === 0) return [];
-      return withConnection(operation, options, async (connection) => {
-        const op = contextFor(operation, connection, options);
-        return act(op, await resolveReferences(op, options.resources), options);
-      });
-    },
-    countOf,
-  );
-}
-
-/** Reference mode is told apart by `resources`: a Template object has none. */
-export function isReferenceCall<R extends ReferenceOptions>(first: string | TemplateObject | R): first is R {
-  return isRecord(first) && ('resources' in first || !isTemplateObject(first));
-}
+} from '../checks/ownership.ts';
+import { readOne } from './read.ts';
 
 export interface DeleteFlags {
   dryRun?: boolean | undefined;
@@ -145,11 +64,8 @@ export async function deleteAll(
  * gives: the image kinds' storage deleted for real on a dry run before openshift-apiserver#511
  * (Delete calls UpdateImageStream without the options), and a server does not say whether it has
  * the fix. Legacy RBAC deletes pass their options on in every release: sent.
- *
- * @example
- * if (skippedDryRun(op, target, { dryRun: true, useUid: false })) console.log('not sent');
  */
-export function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags): boolean {
+function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags): boolean {
   if (flags.dryRun !== true || !dryRunMayWrite(target.ref)) return false;
   const { ref } = target;
   const text =
@@ -177,13 +93,8 @@ export interface Pin {
   resourceVersion?: string | undefined;
 }
 
-/**
- * One DELETE; a 404 counts as already gone.
- *
- * @example
- * const result = await deleteOne(op, target, { useUid: true }, { uid: 'c0ffee' });
- */
-export async function deleteOne(
+/** One DELETE; a 404 counts as already gone. */
+async function deleteOne(
   op: OperationContext,
   target: Target,
   flags: DeleteFlags,
