@@ -8,7 +8,7 @@
 // class, which a rendered object does not settle: it is skipped. The sum is exact, so a refusal,
 // over the objects whose dry run said they would be created; objects whose creation the wave could
 // not verify (applied unverified, or deferred) make it an estimate, so only a warning. The
-// verdict here is pure: create()'s pre-flight (src/preflight.ts) reads the quotas and tells it.
+// verdict here is pure: create()'s pre-flight (src/operations/preflight.ts) reads the quotas and tells it.
 import { type OperationFailure, RequestError } from '../errors.ts';
 import type { ResourceRef } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
