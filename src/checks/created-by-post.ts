@@ -3,6 +3,12 @@
 // pkg/authorization/apiserver/registry/role/proxy.go, rolebinding/proxy.go): its `Update`, which
 // an apply calls, reads the object first and ignores forceAllowCreate, so an apply that would
 // create one answers 404, a dry run too; its `Create` works, and later applies update.
+// Its `Update` also sends kube-apiserver the managedFields openshift-apiserver's field manager
+// made, in authorization.openshift.io/v1, which kube-apiserver cannot convert and drops
+// (structured-merge-diff merge/update.go, IsMissingVersionError), while openshift-apiserver drops
+// the stored rbac.authorization.k8s.io/v1 ones alike: an apply through it owns nothing afterwards,
+// so an apply of the identity alone cannot give up a field, and a replay relinquishes such an
+// object by a merge patch that removes the owner label.
 import type { KubernetesStatus } from '../outcome.ts';
 import type { ResourceRef } from '../types.ts';
 
