@@ -5,8 +5,16 @@
 // Update (no create on update; resourceVersion as an optimistic lock, required for custom resources).
 import { groupVersionOf } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
-import { isObject, type Json, type JsonObject, meta, sameValue, str } from './fields.ts';
-import { updatedManagers } from './managers.ts';
+import {
+  isObject,
+  type Json,
+  type JsonObject,
+  type ManagedFieldsEntry,
+  meta,
+  sameValue,
+  str,
+} from './fields.ts';
+import { entriesOf, updatedManagers } from './managers.ts';
 import type { Schema } from './typed-fields.ts';
 import { badRequest, conflict, invalid, notFound } from './status.ts';
 
@@ -140,15 +148,50 @@ export function updatedObject(
     else result.status = structuredClone(live.status);
   }
   metadata.generation = nextGeneration(info, live, result);
-  metadata.managedFields = updatedManagers(info, live, result, fieldManager, { schema }) as unknown as Json;
+  const before = { ...live, metadata: { ...stored, managedFields: startingEntries(info, live, result) } };
+  const managers = updatedManagers(info, before, result, fieldManager, { schema });
+  // No entries at all is no managedFields: the field is omitted when empty.
+  if (managers.length > 0) metadata.managedFields = managers as unknown as Json;
+  else delete metadata.managedFields;
   return result;
 }
 
-/** An update that changes nothing but the time of its managedFields entry is not written. */
+/**
+ * The managedFields an update starts from, as kube-apiserver's field manager decodes them
+ * (k8s.io/apimachinery pkg/util/managedfields/internal/fieldmanager.go decodeLiveOrNew): the
+ * body's when it carries any (one empty entry resets them), else the stored ones. An entry recorded
+ * in another group's version goes: the kind is not registered there, and structured-merge-diff
+ * drops a manager whose version it cannot convert to (merge/update.go, IsMissingVersionError;
+ * managedfields/internal/versionconverter.go). openshift-apiserver's RBAC proxy sends such entries.
+ */
+function startingEntries(info: ResourceInfo, live: JsonObject, body: JsonObject): Json {
+  const sent = entriesOf(body);
+  if (sent.length === 1 && isObject(sent[0]) && Object.keys(sent[0]).length === 0) return [];
+  const entries = sent.length > 0 ? sent : entriesOf(live);
+  const groupOf = (apiVersion: string): string =>
+    apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
+  return entries.filter((e) => groupOf(str(e.apiVersion)) === info.group) as unknown as Json;
+}
+
+/**
+ * An update that changes nothing but the time of its managedFields entry is not written
+ * (k8s.io/apiserver pkg/endpoints/handlers/fieldmanager/equality.go
+ * IgnoreManagedFieldsTimestampsTransformer); one that changes the entries themselves is.
+ */
 export function isNoOpUpdate(live: JsonObject, result: JsonObject): boolean {
   const withoutManagedFields = (o: JsonObject): JsonObject => {
     const { managedFields, ...metadata } = meta(structuredClone(o));
     return { ...o, metadata };
   };
-  return sameValue(withoutManagedFields(live), withoutManagedFields(result));
+  // One entry per manager, operation, apiVersion and subresource: ordered by those, untimed.
+  const key = (e: ManagedFieldsEntry): string =>
+    [e.manager, e.operation, e.apiVersion, e.subresource].join(' ');
+  const untimed = (o: JsonObject): Json[] =>
+    [...entriesOf(o)]
+      .sort((a, b) => key(a).localeCompare(key(b)))
+      .map(({ time, ...entry }) => entry as unknown as Json);
+  return (
+    sameValue(withoutManagedFields(live), withoutManagedFields(result)) &&
+    sameValue(untimed(live), untimed(result))
+  );
 }
