@@ -22,7 +22,7 @@ import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/request-body.ts';
 import { permits } from '../http/access-review.ts';
 import type { Identity, ResourceInfo, Result } from '../types.ts';
-import { isObject, type JsonObject, type ManagedFieldsEntry, meta, str } from './fields.ts';
+import { isObject, type JsonObject, meta, str } from './fields.ts';
 import { deleteOptionsFromBody, deleteOptionsFromQuery, dryRunValues } from './options.ts';
 import { admitRoleBinding } from './admission.ts';
 import { appliedObject } from './ownership.ts';
@@ -31,7 +31,7 @@ import type { ObjectRequest, Target } from './requests.ts';
 import { badRequest, forbidden, invalid, qualifiedResource, StatusError } from './status.ts';
 import type { DeleteOptions, ObjectStore, WriteOptions } from './store.ts';
 import { decodePatched, decodeWritten, typeApplied } from './typing.ts';
-import { updatedManagers } from './managers.ts';
+import { convertible, entriesOf, updatedManagers } from './managers.ts';
 import { checkTypeMeta } from './update.ts';
 
 const LEGACY_GROUP = 'authorization.openshift.io';
@@ -232,12 +232,13 @@ function managerOf(request: ObjectRequest): string {
   return (request.userAgent ?? 'unknown').split('/')[0] ?? 'unknown';
 }
 
-/** The stored object's legacy view, with only the managedFields openshift-apiserver can convert. */
+/**
+ * The stored object's legacy view. Its managedFields are kube-apiserver's, which openshift-
+ * apiserver's field manager decodes and then drops (`convertible`); before-first-apply comes only
+ * when there were none at all.
+ */
 function legacyLive(rbac: RbacCalls, kind: LegacyKind, namespace: string, name: string): JsonObject {
-  const live = converted(() => fromRbac(kind, rbac.get(kind, namespace, name)));
-  const entries = (meta(live).managedFields ?? []) as unknown as ManagedFieldsEntry[];
-  meta(live).managedFields = entries.filter((e) => e.apiVersion === `${LEGACY_GROUP}/v1`) as never;
-  return live;
+  return converted(() => fromRbac(kind, rbac.get(kind, namespace, name)));
 }
 
 /**
@@ -266,9 +267,18 @@ function mergePatchThrough(
   }
   const decoded = decodePatched(tables.forKind(info), info, patched, query.get('fieldValidation'));
   const schema = tables.forKind(info);
-  meta(decoded.body).managedFields = updatedManagers(info, live, decoded.body, fieldManager, {
-    schema,
-  }) as never;
+  // Encoded as nil when empty (managedfields/internal/managedfields.go encodeManagedFields), so
+  // kube-apiserver keeps its own.
+  // Not tracked when the object has no entries at all (managedfields/internal/skipnonapplied.go).
+  const decodedEntries = entriesOf(live);
+  const base = {
+    ...live,
+    metadata: { ...meta(live), managedFields: convertible(info, decodedEntries) as never },
+  };
+  const entries =
+    decodedEntries.length === 0 ? [] : updatedManagers(info, base, decoded.body, fieldManager, { schema });
+  if (entries.length > 0) meta(decoded.body).managedFields = entries as never;
+  else delete meta(decoded.body).managedFields;
   const object = rbac.update(
     kind,
     namespace,
@@ -326,7 +336,10 @@ function applyThrough(
   checkTypeMeta(info, config);
   const force = query.get('force') === 'true';
   const schema = tables.forKind(info);
-  const result = appliedObject(info, namespace, name, live, config, { fieldManager, force, schema });
+  // No before-first-apply on this side: on the real tier a third create() of the same Role, after
+  // the second left it without managedFields, applies without a conflict.
+  const options = { fieldManager, force, schema, firstApply: false };
+  const result = appliedObject(info, namespace, name, live, config, options);
   return rbac.update(
     kind,
     namespace,

@@ -27,7 +27,7 @@ import {
 } from './field-paths.ts';
 import { compare, merge } from './typed-diff.ts';
 import { removeItems, type Schema, toFieldSet, UNTYPED_SCHEMA, withNamedFields } from './typed-fields.ts';
-import { entriesOf, managedEntry, ownable } from './managers.ts';
+import { convertible, entriesOf, managedEntry, ownable, updatedManagers } from './managers.ts';
 import { StatusError } from './status.ts';
 
 interface Conflict {
@@ -94,10 +94,16 @@ export function appliedObject(
   name: string,
   live: JsonObject | undefined,
   config: JsonObject,
-  options: { fieldManager: string; force: boolean; schema?: Schema | undefined },
+  options: { fieldManager: string; force: boolean; schema?: Schema | undefined; firstApply?: boolean },
 ): JsonObject {
   const schema = options.schema ?? UNTYPED_SCHEMA;
-  const managers = entriesOf(live);
+  // An object without managedFields is first given to "before-first-apply", an Update of every
+  // field it has (k8s.io/apimachinery pkg/util/managedfields/internal/skipnonapplied.go Apply).
+  // Entries in a version this server cannot convert to are then dropped (convertible).
+  const managers =
+    live && entriesOf(live).length === 0 && options.firstApply !== false
+      ? updatedManagers(info, undefined, live, 'before-first-apply', { schema })
+      : convertible(info, entriesOf(live));
   const mine = managers.find((m) => m.manager === options.fieldManager && m.operation === 'Apply');
   // Each other manager's owned paths, decoded once: pruning, conflicts and ownership all read them.
   const others = new Map(managers.filter((m) => m !== mine).map((m) => [m, fromFieldsV1(m.fieldsV1)]));

@@ -14,7 +14,7 @@ import {
   sameValue,
   str,
 } from './fields.ts';
-import { entriesOf, updatedManagers } from './managers.ts';
+import { convertible, entriesOf, updatedManagers } from './managers.ts';
 import type { Schema } from './typed-fields.ts';
 import { badRequest, conflict, invalid, notFound } from './status.ts';
 
@@ -149,7 +149,11 @@ export function updatedObject(
   }
   metadata.generation = nextGeneration(info, live, result);
   const before = { ...live, metadata: { ...stored, managedFields: startingEntries(info, live, result) } };
-  const managers = updatedManagers(info, before, result, fieldManager, { schema });
+  // Nothing is tracked on an update of an object that has no managedFields
+  // (managedfields/internal/skipnonapplied.go Update).
+  const managers = tracked(live, result)
+    ? updatedManagers(info, before, result, fieldManager, { schema })
+    : [];
   // No entries at all is no managedFields: the field is omitted when empty.
   if (managers.length > 0) metadata.managedFields = managers as unknown as Json;
   else delete metadata.managedFields;
@@ -158,19 +162,25 @@ export function updatedObject(
 
 /**
  * The managedFields an update starts from, as kube-apiserver's field manager decodes them
- * (k8s.io/apimachinery pkg/util/managedfields/internal/fieldmanager.go decodeLiveOrNew): the
- * body's when it carries any (one empty entry resets them), else the stored ones. An entry recorded
- * in another group's version goes: the kind is not registered there, and structured-merge-diff
- * drops a manager whose version it cannot convert to (merge/update.go, IsMissingVersionError;
- * managedfields/internal/versionconverter.go). openshift-apiserver's RBAC proxy sends such entries.
+ * (k8s.io/apimachinery pkg/util/managedfields/internal/fieldmanager.go decodeLiveOrNew,
+ * isResetManagedFields): the body's when it carries any, none when it carries an empty list or one
+ * empty entry, else (no managedFields in the body) the stored ones; then only those it can convert.
  */
 function startingEntries(info: ResourceInfo, live: JsonObject, body: JsonObject): Json {
-  const sent = entriesOf(body);
-  if (sent.length === 1 && isObject(sent[0]) && Object.keys(sent[0]).length === 0) return [];
-  const entries = sent.length > 0 ? sent : entriesOf(live);
-  const groupOf = (apiVersion: string): string =>
-    apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
-  return entries.filter((e) => groupOf(str(e.apiVersion)) === info.group) as unknown as Json;
+  const sent = meta(body).managedFields;
+  if (
+    Array.isArray(sent) &&
+    sent.length <= 1 &&
+    sent.every((e) => isObject(e) && Object.keys(e).length === 0)
+  )
+    return [];
+  return convertible(info, Array.isArray(sent) ? entriesOf(body) : entriesOf(live)) as unknown as Json;
+}
+
+/** Whether the update's field manager tracks it: the entries it decodes are not empty. */
+function tracked(live: JsonObject, body: JsonObject): boolean {
+  const sent = meta(body).managedFields;
+  return Array.isArray(sent) ? entriesOf(body).length > 0 : entriesOf(live).length > 0;
 }
 
 /**
