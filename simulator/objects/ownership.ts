@@ -151,6 +151,13 @@ export function appliedObject(
       newManagers.push(sameSet(kept, paths) ? entry : { ...entry, fieldsV1: toFieldsV1(kept) });
   }
   const ownership = managedEntry(info, options.fieldManager, 'Apply', owned);
+  // An apply that changes nothing of the object leaves its manager's time as it was, none for a new
+  // one (k8s.io/apimachinery pkg/util/managedfields/internal/managedfieldsupdater.go Apply).
+  const bare = (o: JsonObject): JsonObject => ({ ...o, metadata: { ...meta(o), managedFields: null } });
+  if (live && sameValue(bare(live), bare(result))) {
+    if (mine?.time === undefined) delete ownership.time;
+    else ownership.time = mine.time;
+  }
   const unchangedOwnership = mine !== undefined && sameValue(mine.fieldsV1, ownership.fieldsV1);
   // An entry that owns no field is not kept, and no entries at all means no managedFields: a
   // ServiceAccount applied with its name only has none on kube-apiserver 1.34 (the real tier).
