@@ -21,7 +21,7 @@ import type {
 import { isRecord } from './util/json.ts';
 import { normalizeSecret } from './checks/secrets.ts';
 import { describeRef } from './checks/refs.ts';
-import { applyFoundNothing, createdByPostText } from './checks/created-by-post.ts';
+import { applyFoundNothing, createdByPostText, resourceCreatedByPost } from './checks/created-by-post.ts';
 import { withOwnerLabel } from './checks/ownership.ts';
 import type { QuotaRead } from './checks/quota.ts';
 import {
@@ -253,8 +253,14 @@ export async function write(
   const { code, body } = await send(op, {
     method: post ? 'POST' : 'PATCH',
     path: objectPath(ref.apiVersion, target.resource, ref.namespace, post ? undefined : ref.name),
-    // The field manager on the POST too: kube-apiserver records the create under it.
-    query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
+    // The field manager on the POST too: kube-apiserver records the create under it. An apply
+    // through openshift-apiserver's RBAC proxy can conflict only with the proxy's own
+    // "before-first-apply" (checks/created-by-post.ts), so it is forced.
+    query: {
+      fieldManager: flags.fieldManager,
+      dryRun: flags.dryRun ? 'All' : undefined,
+      force: !post && resourceCreatedByPost(ref) !== undefined ? 'true' : undefined,
+    },
     ...(post ? {} : { contentType: 'application/apply-patch+yaml' }),
     // The rendered object plus the label that marks it as this field manager's (checks/ownership.ts).
     body: withOwnerLabel(normalizeSecret(target.object), flags.fieldManager),

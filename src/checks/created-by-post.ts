@@ -8,7 +8,12 @@
 // (structured-merge-diff merge/update.go, IsMissingVersionError), while openshift-apiserver drops
 // the stored rbac.authorization.k8s.io/v1 ones alike: an apply through it owns nothing afterwards,
 // so an apply of the identity alone cannot give up a field, and a replay relinquishes such an
-// object by a merge patch that removes the owner label.
+// object by a merge patch that removes the owner label. When kube-apiserver holds no managedFields
+// at all (after a create() that changed nothing), openshift-apiserver's field manager first gives
+// every field to "before-first-apply" (k8s.io/apimachinery pkg/util/managedfields/internal/
+// skipnonapplied.go), and the next apply conflicts with it wherever the conversion made the view
+// differ from what was applied (a Role's rules): the only manager such an apply can meet, so
+// create() forces its applies of these kinds.
 import type { KubernetesStatus } from '../outcome.ts';
 import type { ResourceRef } from '../types.ts';
 
