@@ -336,10 +336,14 @@ function applyThrough(
   checkTypeMeta(info, config);
   const force = query.get('force') === 'true';
   const schema = tables.forKind(info);
-  // No before-first-apply on this side: on the real tier a third create() of the same Role, after
-  // the second left it without managedFields, applies without a conflict.
-  const options = { fieldManager, force, schema, firstApply: false };
-  const result = appliedObject(info, namespace, name, live, config, options);
+  // Run inside the proxy's Update (objInfo.UpdatedObject), so its refusal is renamed too: a
+  // conflict's Status names no resource, and the legacy one ends up before its message.
+  let result: JsonObject;
+  try {
+    result = appliedObject(info, namespace, name, live, config, { fieldManager, force, schema });
+  } catch (error) {
+    throw renamed(error, info);
+  }
   return rbac.update(
     kind,
     namespace,

@@ -94,14 +94,14 @@ export function appliedObject(
   name: string,
   live: JsonObject | undefined,
   config: JsonObject,
-  options: { fieldManager: string; force: boolean; schema?: Schema | undefined; firstApply?: boolean },
+  options: { fieldManager: string; force: boolean; schema?: Schema | undefined },
 ): JsonObject {
   const schema = options.schema ?? UNTYPED_SCHEMA;
   // An object without managedFields is first given to "before-first-apply", an Update of every
   // field it has (k8s.io/apimachinery pkg/util/managedfields/internal/skipnonapplied.go Apply).
   // Entries in a version this server cannot convert to are then dropped (convertible).
   const managers =
-    live && entriesOf(live).length === 0 && options.firstApply !== false
+    live && entriesOf(live).length === 0
       ? updatedManagers(info, undefined, live, 'before-first-apply', { schema })
       : convertible(info, entriesOf(live));
   const mine = managers.find((m) => m.manager === options.fieldManager && m.operation === 'Apply');

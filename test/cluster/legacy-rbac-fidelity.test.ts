@@ -21,7 +21,7 @@ const legacyBinding = {
   kind: 'RoleBinding',
   metadata: { name: NAME, labels: { owner: 'job' } },
   roleRef: { name: 'edit' },
-  subjects: [{ kind: 'ServiceAccount', name: 'jenkins' }],
+  subjects: [{ kind: 'ServiceAccount', name: 'jenkins', namespace: 'workers' }],
 };
 const declared = {
   apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -43,9 +43,9 @@ async function run(client: KubeClient): Promise<Json> {
   await client.send('DELETE', `${RBAC}/${NAME}`);
   const steps: [string, string, string, unknown, string?][] = [
     ['create', 'POST', `${LEGACY}?fieldManager=job`, legacyBinding],
-    ['apply', 'PATCH', `${LEGACY}/${NAME}?fieldManager=job`, legacyBinding, APPLY],
-    ['apply again', 'PATCH', `${LEGACY}/${NAME}?fieldManager=job`, legacyBinding, APPLY],
-    ['declared', 'PATCH', `${RBAC}/${NAME}?fieldManager=team-rbac`, declared, APPLY],
+    ['apply', 'PATCH', `${LEGACY}/${NAME}?fieldManager=job&force=true`, legacyBinding, APPLY],
+    ['apply again', 'PATCH', `${LEGACY}/${NAME}?fieldManager=job&force=true`, legacyBinding, APPLY],
+    ['declared', 'PATCH', `${RBAC}/${NAME}?fieldManager=team-rbac&force=true`, declared, APPLY],
     ['identity apply', 'PATCH', `${LEGACY}/${NAME}?fieldManager=job`, identity, APPLY],
     ['merge, dry run', 'PATCH', `${LEGACY}/${NAME}?fieldManager=job&dryRun=All`, unlabel, MERGE],
     ['merge', 'PATCH', `${LEGACY}/${NAME}?fieldManager=job`, unlabel, MERGE],

@@ -148,7 +148,9 @@ describe.skipIf(clusterKubeconfig === '')('a job’s legacy RBAC objects and the
     const path = `${RBAC}/rolebindings/lr-shared_edit`;
     const declared = await admin.send(
       'PATCH',
-      `${path}?fieldManager=team-rbac`,
+      // Forced: after two creates kube-apiserver keeps no managedFields, so this apply meets
+      // before-first-apply, which owns every field.
+      `${path}?fieldManager=team-rbac&force=true`,
       {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'RoleBinding',
