@@ -239,8 +239,8 @@ export async function applyAll(
 }
 
 /**
- * One write of create(): an apply, or the POST of what apply cannot create (checks/created-by-post.ts).
- * `tell: false` keeps the POST's warning back, for a pre-flight dry run whose write tells it later.
+ * One write of create(): an apply (forced for the kinds of checks/created-by-post.ts, which says why),
+ * or their POST. `tell: false` keeps the POST's warning back for a dry run whose write tells it later.
  */
 export async function write(
   op: OperationContext,
@@ -250,17 +250,12 @@ export async function write(
   tell = true,
 ): Promise<CreatedRef> {
   const { ref } = target;
+  const force = !post && resourceCreatedByPost(ref) !== undefined ? 'true' : undefined;
   const { code, body } = await send(op, {
     method: post ? 'POST' : 'PATCH',
     path: objectPath(ref.apiVersion, target.resource, ref.namespace, post ? undefined : ref.name),
-    // The field manager on the POST too: kube-apiserver records the create under it. An apply
-    // through openshift-apiserver's RBAC proxy can conflict only with the proxy's own
-    // "before-first-apply" (checks/created-by-post.ts), so it is forced.
-    query: {
-      fieldManager: flags.fieldManager,
-      dryRun: flags.dryRun ? 'All' : undefined,
-      force: !post && resourceCreatedByPost(ref) !== undefined ? 'true' : undefined,
-    },
+    // The field manager on the POST too: kube-apiserver records the create under it.
+    query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined, force },
     ...(post ? {} : { contentType: 'application/apply-patch+yaml' }),
     // The rendered object plus the label that marks it as this field manager's (checks/ownership.ts).
     body: withOwnerLabel(normalizeSecret(target.object), flags.fieldManager),
