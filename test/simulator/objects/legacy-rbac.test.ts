@@ -23,6 +23,7 @@ afterAll(async () => {
 
 const LEGACY = '/apis/authorization.openshift.io/v1/namespaces/workers';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1/namespaces/workers';
+const APPLY = 'application/apply-patch+yaml';
 
 const binding = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   apiVersion: 'authorization.openshift.io/v1',
@@ -222,6 +223,32 @@ describe('managedFields through the proxy: each side drops the other’s version
     expect(identical.status).toBe(200);
     expect(entries('fields')).toEqual([]);
     expect(labels('fields')).toEqual({ owner: 'job' });
+  });
+
+  test('with no managedFields left, an apply meets before-first-apply: refused unless forced', async () => {
+    const role = (verbs: string[]) => ({
+      apiVersion: 'authorization.openshift.io/v1',
+      kind: 'Role',
+      metadata: { name: 'bare' },
+      rules: [{ verbs, resources: ['configmaps'] }],
+    });
+    const path = `${LEGACY}/roles/bare`;
+    expect(
+      (await call(sim, 'POST', `${LEGACY}/roles?fieldManager=job`, { body: role(['get']) })).status,
+    ).toBe(201);
+    // kube-apiserver keeps none after the proxy's second write, which changed nothing.
+    await call(sim, 'PATCH', `${path}?fieldManager=job`, { body: role(['get']), contentType: APPLY });
+    const changed = await call(sim, 'PATCH', `${path}?fieldManager=job`, {
+      body: role(['list']),
+      contentType: APPLY,
+    });
+    expect(changed.status).toBe(409);
+    // Renamed as every error of the proxy's Update: the resource lands before the message.
+    expect(changed.json.message).toBe(
+      'roles.authorization.openshift.ioApply failed with 1 conflict: conflict with "before-first-apply" using authorization.openshift.io/v1: .rules',
+    );
+    const forced = `${path}?fieldManager=job&force=true`;
+    expect((await call(sim, 'PATCH', forced, { body: role(['list']), contentType: APPLY })).status).toBe(200);
   });
 
   test('a merge patch goes through Update; one that only removes keeps the stored entries', async () => {
