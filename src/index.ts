@@ -160,7 +160,8 @@ export async function process(
  * OpenAPI v3 schema (`fieldValidation`, default `'Strict'`) before any mutation, dry-runs every
  * one of them at once (`preflight`, default `'server'`: nothing is written unless the server passes
  * all), then server-side applies them in order with `fieldManager` (default `mini-scheduler`).
- * Conflicts are never forced. Core v1 Secrets have `stringData` folded into `data` first, on a copy. Each object
+ * Conflicts are never forced (legacy `authorization.openshift.io` Roles and RoleBindings, which
+ * openshift-apiserver's proxy cannot apply, are written by a POST or a merge patch). Core v1 Secrets have `stringData` folded into `data` first, on a copy. Each object
  * carries the label `openshift-template-client/field-manager` naming `fieldManager`. An existing object this
  * manager does not manage is refused in the pre-flight (`OTC_NOT_ADOPTED`) unless `adopt: true`.
  *

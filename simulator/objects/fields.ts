@@ -37,7 +37,8 @@ export interface ManagedFieldsEntry {
   manager: string;
   operation: 'Apply' | 'Update';
   apiVersion: string;
-  time: string;
+  /** Absent on an Apply entry whose apply changed nothing of the object. */
+  time?: string;
   fieldsType: 'FieldsV1';
   fieldsV1: JsonObject;
   subresource?: string;
@@ -55,7 +56,7 @@ export function sameValue(a: Json | undefined, b: Json | undefined): boolean {
 export function sortedManagers(entries: readonly ManagedFieldsEntry[]): ManagedFieldsEntry[] {
   const keys = (e: ManagedFieldsEntry): string[] => [
     e.operation,
-    e.time,
+    e.time ?? '',
     e.manager,
     e.apiVersion,
     e.subresource ?? '',

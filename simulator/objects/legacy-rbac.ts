@@ -5,14 +5,24 @@
 // visible under both groups. `Create` converts and creates; `Update`, which server-side apply
 // calls, reads the object first and ignores forceAllowCreate, so an apply that would create one
 // answers 404, dry runs too; `Delete` answers a bare Success Status. Every error of the RBAC calls
-// is renamed to the legacy resource (wrapper.go syncStatusError). PUT and merge patches, which the
-// library never sends to these, are not modelled here (405 and 415).
+// is renamed to the legacy resource (wrapper.go syncStatusError). A merge patch goes through
+// `Update` alike. PUT, JSON patches and strategic merge patches, which the library never sends to
+// these, are not modelled here (405 and 415).
+//
+// managedFields: `Update` sends kube-apiserver the entries openshift-apiserver's field manager
+// made, and each side drops the other's, as structured-merge-diff drops a manager whose version it
+// cannot convert to (merge/update.go, IsMissingVersionError): openshift-apiserver's scheme has no
+// rbac.authorization.k8s.io/v1, kube-apiserver's no authorization.openshift.io/v1. So an apply
+// through the proxy records, on kube-apiserver, an Update of what it changed and nothing else
+// (none at all when it changed nothing), and another manager's entries go; a write whose own
+// entries came out empty, as a merge patch that only removes fields, keeps the stored ones
+// (kube-apiserver's fieldmanager.go decodeLiveOrNew; its side is modelled in update.ts).
 import { infoForObject, RESOURCES } from '../discovery/resources.ts';
 import type { TypeTables } from '../discovery/openapi/tables.ts';
 import { decodeObjectBody, parseJson, unsupportedMediaType } from '../http/request-body.ts';
 import { permits } from '../http/access-review.ts';
 import type { Identity, ResourceInfo, Result } from '../types.ts';
-import { isObject, type JsonObject, type ManagedFieldsEntry, meta, str } from './fields.ts';
+import { isObject, type JsonObject, meta, str } from './fields.ts';
 import { deleteOptionsFromBody, deleteOptionsFromQuery, dryRunValues } from './options.ts';
 import { admitRoleBinding } from './admission.ts';
 import { appliedObject } from './ownership.ts';
@@ -20,7 +30,8 @@ import { ConversionError, fromRbac, type LegacyKind, toRbac } from './rbac-conve
 import type { ObjectRequest, Target } from './requests.ts';
 import { badRequest, forbidden, invalid, qualifiedResource, StatusError } from './status.ts';
 import type { DeleteOptions, ObjectStore, WriteOptions } from './store.ts';
-import { decodeWritten, typeApplied } from './typing.ts';
+import { decodePatched, decodeWritten, typeApplied } from './typing.ts';
+import { convertible, entriesOf, updatedManagers } from './managers.ts';
 import { checkTypeMeta } from './update.ts';
 
 const LEGACY_GROUP = 'authorization.openshift.io';
@@ -199,6 +210,10 @@ export function proxyRequest(
     rbac.delete(kind, namespace, name, options);
     return { code: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' } };
   }
+  if (method === 'PATCH' && request.contentType === 'application/merge-patch+json') {
+    const { object, warnings } = mergePatchThrough(rbac, tables, { ...target, name }, kind, request);
+    return { code: 200, body: view(object), warnings };
+  }
   if (method === 'PATCH')
     return { code: 200, body: view(applyThrough(rbac, tables, { ...target, name }, kind, request)) };
   throw methodNotAllowed();
@@ -218,12 +233,82 @@ function managerOf(request: ObjectRequest): string {
 }
 
 /**
+ * The stored object's legacy view. Its managedFields are kube-apiserver's, which openshift-
+ * apiserver's field manager decodes and then drops (`convertible`); before-first-apply comes only
+ * when there were none at all.
+ */
+function legacyLive(rbac: RbacCalls, kind: LegacyKind, namespace: string, name: string): JsonObject {
+  return converted(() => fromRbac(kind, rbac.get(kind, namespace, name)));
+}
+
+/**
+ * A JSON merge patch through `Update` (handlers/patch.go jsonPatcher on the legacy view): the
+ * patched view decoded, its managedFields those openshift-apiserver's field manager records for
+ * the change, the result converted and written as an update by the same field manager.
+ */
+function mergePatchThrough(
+  rbac: RbacCalls,
+  tables: TypeTables,
+  target: Target & { name: string },
+  kind: LegacyKind,
+  request: ObjectRequest,
+): { object: JsonObject; warnings: string[] } {
+  const { info, namespace, name } = target;
+  const { query } = request;
+  const dryRun = dryRunValues(query, 'PatchOptions');
+  const fieldManager = query.get('fieldManager') ?? managerOf(request);
+  const patch = parseJson(request.bytes.toString('utf8'));
+  const live = legacyLive(rbac, kind, namespace, name);
+  const patched = mergedJson(live, patch);
+  // ObjectMeta's maps are omitempty: one the patch emptied is absent from the Go object.
+  for (const key of ['labels', 'annotations']) {
+    const map = meta(patched)[key];
+    if (isObject(map) && Object.keys(map).length === 0) Reflect.deleteProperty(meta(patched), key);
+  }
+  const decoded = decodePatched(tables.forKind(info), info, patched, query.get('fieldValidation'));
+  const schema = tables.forKind(info);
+  // Encoded as nil when empty (managedfields/internal/managedfields.go encodeManagedFields), so
+  // kube-apiserver keeps its own.
+  // Not tracked when the object has no entries at all (managedfields/internal/skipnonapplied.go).
+  const decodedEntries = entriesOf(live);
+  const base = {
+    ...live,
+    metadata: { ...meta(live), managedFields: convertible(info, decodedEntries) as never },
+  };
+  const entries =
+    decodedEntries.length === 0 ? [] : updatedManagers(info, base, decoded.body, fieldManager, { schema });
+  if (entries.length > 0) meta(decoded.body).managedFields = entries as never;
+  else delete meta(decoded.body).managedFields;
+  const object = rbac.update(
+    kind,
+    namespace,
+    name,
+    converted(() => toRbac(kind, decoded.body)),
+    {
+      fieldManager,
+      dryRun,
+    },
+  );
+  return { object, warnings: decoded.warnings };
+}
+
+/** RFC 7386: `patch` merged into a copy of `target`; a null removes its key. */
+function mergedJson(target: JsonObject, patch: unknown): JsonObject {
+  if (!isObject(patch)) throw badRequest('the body of the request was in an unknown format');
+  const merged = structuredClone(target);
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) Reflect.deleteProperty(merged, key);
+    else if (isObject(value)) merged[key] = mergedJson(isObject(merged[key]) ? merged[key] : {}, value);
+    else merged[key] = structuredClone(value);
+  }
+  return merged;
+}
+
+/**
  * Server-side apply through `Update`: the stored object read first (a 404 when there is none), the
  * patch applied to its legacy view, the result converted and written as an update by the same
- * field manager. The view's managedFields are kube-apiserver's, in rbac.authorization.k8s.io/v1,
- * which openshift-apiserver's field manager cannot convert and drops [inferred from
- * structured-merge-diff merge/update.go, which drops a manager whose version is missing]: an
- * apply through the proxy never conflicts.
+ * field manager with the entries openshift-apiserver's field manager made. The view keeps none of
+ * kube-apiserver's entries: an apply through the proxy never conflicts.
  */
 function applyThrough(
   rbac: RbacCalls,
@@ -244,18 +329,21 @@ function applyThrough(
       { type: 'Required', field: 'fieldManager', detail: 'is required for apply patch' },
     ]);
   }
-  const stored = rbac.get(kind, namespace, name);
-  const live = converted(() => fromRbac(kind, stored));
-  const entries = (meta(live).managedFields ?? []) as unknown as ManagedFieldsEntry[];
-  meta(live).managedFields = entries.filter((e) => e.apiVersion === `${LEGACY_GROUP}/v1`) as never;
+  const live = legacyLive(rbac, kind, namespace, name);
   const config = parseJson(request.bytes.toString('utf8'));
   typeApplied(tables.forKind(info), info, config);
   if (!isObject(config)) throw badRequest('the body of the request was in an unknown format');
   checkTypeMeta(info, config);
   const force = query.get('force') === 'true';
   const schema = tables.forKind(info);
-  const result = appliedObject(info, namespace, name, live, config, { fieldManager, force, schema });
-  meta(result).managedFields = meta(stored).managedFields ?? null;
+  // Run inside the proxy's Update (objInfo.UpdatedObject), so its refusal is renamed too: a
+  // conflict's Status names no resource, and the legacy one ends up before its message.
+  let result: JsonObject;
+  try {
+    result = appliedObject(info, namespace, name, live, config, { fieldManager, force, schema });
+  } catch (error) {
+    throw renamed(error, info);
+  }
   return rbac.update(
     kind,
     namespace,

@@ -35,6 +35,22 @@ export function managedEntry(
   };
 }
 
+/**
+ * The entries a field manager of `info`'s group can use: one recorded in another group's version
+ * goes, as the kind is not registered there and structured-merge-diff drops a manager whose
+ * version it cannot convert to (merge/update.go, IsMissingVersionError;
+ * k8s.io/apimachinery pkg/util/managedfields/internal/versionconverter.go). openshift-apiserver's
+ * RBAC proxy and kube-apiserver each see the other's (simulator/objects/legacy-rbac.ts).
+ */
+export function convertible(
+  info: ResourceInfo,
+  entries: readonly ManagedFieldsEntry[],
+): ManagedFieldsEntry[] {
+  const groupOf = (apiVersion: string): string =>
+    apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
+  return entries.filter((e) => groupOf(e.apiVersion) === info.group);
+}
+
 /** The object's managedFields entries, or none. */
 export function entriesOf(object: JsonObject | undefined): ManagedFieldsEntry[] {
   const entries = object ? meta(object).managedFields : undefined;

@@ -27,7 +27,7 @@ import {
 } from './field-paths.ts';
 import { compare, merge } from './typed-diff.ts';
 import { removeItems, type Schema, toFieldSet, UNTYPED_SCHEMA, withNamedFields } from './typed-fields.ts';
-import { entriesOf, managedEntry, ownable } from './managers.ts';
+import { convertible, entriesOf, managedEntry, ownable, updatedManagers } from './managers.ts';
 import { StatusError } from './status.ts';
 
 interface Conflict {
@@ -97,7 +97,13 @@ export function appliedObject(
   options: { fieldManager: string; force: boolean; schema?: Schema | undefined },
 ): JsonObject {
   const schema = options.schema ?? UNTYPED_SCHEMA;
-  const managers = entriesOf(live);
+  // An object without managedFields is first given to "before-first-apply", an Update of every
+  // field it has (k8s.io/apimachinery pkg/util/managedfields/internal/skipnonapplied.go Apply).
+  // Entries in a version this server cannot convert to are then dropped (convertible).
+  const managers =
+    live && entriesOf(live).length === 0
+      ? updatedManagers(info, undefined, live, 'before-first-apply', { schema })
+      : convertible(info, entriesOf(live));
   const mine = managers.find((m) => m.manager === options.fieldManager && m.operation === 'Apply');
   // Each other manager's owned paths, decoded once: pruning, conflicts and ownership all read them.
   const others = new Map(managers.filter((m) => m !== mine).map((m) => [m, fromFieldsV1(m.fieldsV1)]));
@@ -145,6 +151,13 @@ export function appliedObject(
       newManagers.push(sameSet(kept, paths) ? entry : { ...entry, fieldsV1: toFieldsV1(kept) });
   }
   const ownership = managedEntry(info, options.fieldManager, 'Apply', owned);
+  // An apply that changes nothing of the object leaves its manager's time as it was, none for a new
+  // one (k8s.io/apimachinery pkg/util/managedfields/internal/managedfieldsupdater.go Apply).
+  const bare = (o: JsonObject): JsonObject => ({ ...o, metadata: { ...meta(o), managedFields: null } });
+  if (live && sameValue(bare(live), bare(result))) {
+    if (mine?.time === undefined) delete ownership.time;
+    else ownership.time = mine.time;
+  }
   const unchangedOwnership = mine !== undefined && sameValue(mine.fieldsV1, ownership.fieldsV1);
   // An entry that owns no field is not kept, and no entries at all means no managedFields: a
   // ServiceAccount applied with its name only has none on kube-apiserver 1.34 (the real tier).

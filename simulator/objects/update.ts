@@ -5,8 +5,16 @@
 // Update (no create on update; resourceVersion as an optimistic lock, required for custom resources).
 import { groupVersionOf } from '../discovery/resources.ts';
 import type { ResourceInfo } from '../types.ts';
-import { isObject, type Json, type JsonObject, meta, sameValue, str } from './fields.ts';
-import { updatedManagers } from './managers.ts';
+import {
+  isObject,
+  type Json,
+  type JsonObject,
+  type ManagedFieldsEntry,
+  meta,
+  sameValue,
+  str,
+} from './fields.ts';
+import { convertible, entriesOf, updatedManagers } from './managers.ts';
 import type { Schema } from './typed-fields.ts';
 import { badRequest, conflict, invalid, notFound } from './status.ts';
 
@@ -140,15 +148,60 @@ export function updatedObject(
     else result.status = structuredClone(live.status);
   }
   metadata.generation = nextGeneration(info, live, result);
-  metadata.managedFields = updatedManagers(info, live, result, fieldManager, { schema }) as unknown as Json;
+  const before = { ...live, metadata: { ...stored, managedFields: startingEntries(info, live, result) } };
+  // Nothing is tracked on an update of an object that has no managedFields
+  // (managedfields/internal/skipnonapplied.go Update).
+  const managers = tracked(live, result)
+    ? updatedManagers(info, before, result, fieldManager, { schema })
+    : [];
+  // No entries at all is no managedFields: the field is omitted when empty.
+  if (managers.length > 0) metadata.managedFields = managers as unknown as Json;
+  else delete metadata.managedFields;
   return result;
 }
 
-/** An update that changes nothing but the time of its managedFields entry is not written. */
+/**
+ * The managedFields an update starts from, as kube-apiserver's field manager decodes them
+ * (k8s.io/apimachinery pkg/util/managedfields/internal/fieldmanager.go decodeLiveOrNew,
+ * isResetManagedFields): the body's when it carries any, none when it carries an empty list or one
+ * empty entry, else (no managedFields in the body) the stored ones; then only those it can convert.
+ */
+function startingEntries(info: ResourceInfo, live: JsonObject, body: JsonObject): Json {
+  const sent = meta(body).managedFields;
+  if (
+    Array.isArray(sent) &&
+    sent.length <= 1 &&
+    sent.every((e) => isObject(e) && Object.keys(e).length === 0)
+  )
+    return [];
+  return convertible(info, Array.isArray(sent) ? entriesOf(body) : entriesOf(live)) as unknown as Json;
+}
+
+/** Whether the update's field manager tracks it: the entries it decodes are not empty. */
+function tracked(live: JsonObject, body: JsonObject): boolean {
+  const sent = meta(body).managedFields;
+  return Array.isArray(sent) ? entriesOf(body).length > 0 : entriesOf(live).length > 0;
+}
+
+/**
+ * An update that changes nothing but the time of its managedFields entry is not written
+ * (k8s.io/apiserver pkg/endpoints/handlers/fieldmanager/equality.go
+ * IgnoreManagedFieldsTimestampsTransformer); one that changes the entries themselves is.
+ */
 export function isNoOpUpdate(live: JsonObject, result: JsonObject): boolean {
   const withoutManagedFields = (o: JsonObject): JsonObject => {
     const { managedFields, ...metadata } = meta(structuredClone(o));
     return { ...o, metadata };
   };
-  return sameValue(withoutManagedFields(live), withoutManagedFields(result));
+  // One entry per manager, operation, apiVersion and subresource: ordered by those, untimed.
+  const key = (e: ManagedFieldsEntry): string =>
+    [e.manager, e.operation, e.apiVersion, e.subresource].join(' ');
+  const untimed = (o: JsonObject): Json[] =>
+    [...entriesOf(o)]
+      .sort((a, b) => key(a).localeCompare(key(b)))
+      .map(({ time, ...entry }) => entry as unknown as Json);
+  return (
+    sameValue(withoutManagedFields(live), withoutManagedFields(result)) &&
+    sameValue(untimed(live), untimed(result))
+  );
 }

@@ -3,6 +3,18 @@
 // pkg/authorization/apiserver/registry/role/proxy.go, rolebinding/proxy.go): its `Update`, which
 // an apply calls, reads the object first and ignores forceAllowCreate, so an apply that would
 // create one answers 404, a dry run too; its `Create` works, and later applies update.
+// Its `Update` also sends kube-apiserver the managedFields openshift-apiserver's field manager
+// made, in authorization.openshift.io/v1, which kube-apiserver cannot convert and drops
+// (structured-merge-diff merge/update.go, IsMissingVersionError), while openshift-apiserver drops
+// the stored rbac.authorization.k8s.io/v1 ones alike: an apply through it owns nothing afterwards,
+// so an apply of the identity alone cannot give up a field, and a replay relinquishes such an
+// object by a merge patch that removes the owner label. When kube-apiserver holds no managedFields
+// at all (after a create() that changed nothing), openshift-apiserver's field manager first gives
+// every field to "before-first-apply" (k8s.io/apimachinery pkg/util/managedfields/internal/
+// skipnonapplied.go), and the next apply conflicts with it wherever the conversion made the view
+// differ from what was applied (a Role's rules). create() never forces a conflict, so it writes
+// these kinds by a merge patch of the rendered object, which the proxy's `Update` takes alike and
+// which cannot conflict.
 import type { KubernetesStatus } from '../types/index.ts';
 import type { ResourceRef } from '../types/index.ts';
 

@@ -8,7 +8,7 @@ import type { CreatedRef, FieldValidation, ResourceRef } from '../types/index.ts
 import { isRecord } from '../util/json.ts';
 import { normalizeSecret } from '../checks/secrets.ts';
 import { describeRef } from '../checks/refs.ts';
-import { applyFoundNothing, createdByPostText } from '../checks/created-by-post.ts';
+import { applyFoundNothing, createdByPostText, resourceCreatedByPost } from '../checks/created-by-post.ts';
 import { withOwnerLabel } from '../checks/ownership.ts';
 import type { QuotaRead } from '../checks/quota.ts';
 import {
@@ -173,8 +173,9 @@ export async function applyAll(
 }
 
 /**
- * One write of create(): an apply, or the POST of what apply cannot create (checks/created-by-post.ts).
- * `tell: false` keeps the POST's warning back, for a pre-flight dry run whose write tells it later.
+ * One write of create(): an apply, or for the kinds of checks/created-by-post.ts (which says why) a
+ * merge patch, which never conflicts, and their POST. Never forced. `tell: false` keeps the POST's
+ * warning back for a dry run whose write tells it later.
  */
 export async function write(
   op: OperationContext,
@@ -184,12 +185,16 @@ export async function write(
   tell = true,
 ): Promise<CreatedRef> {
   const { ref } = target;
+  const patch =
+    resourceCreatedByPost(ref) === undefined
+      ? 'application/apply-patch+yaml'
+      : 'application/merge-patch+json';
   const { code, body } = await send(op, {
     method: post ? 'POST' : 'PATCH',
     path: objectPath(ref.apiVersion, target.resource, ref.namespace, post ? undefined : ref.name),
     // The field manager on the POST too: kube-apiserver records the create under it.
     query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
-    ...(post ? {} : { contentType: 'application/apply-patch+yaml' }),
+    ...(post ? {} : { contentType: patch }),
     // The typed object (its Secret folded by typeTargets) plus the label that marks it as this
     // field manager's (checks/ownership.ts).
     body: withOwnerLabel(target.object, flags.fieldManager),

@@ -16,6 +16,7 @@ import {
   withUid,
 } from './context.ts';
 import { describeRef } from '../checks/refs.ts';
+import { resourceCreatedByPost } from '../checks/created-by-post.ts';
 import { OperationError, type OperationFailure, RequestError } from '../errors.ts';
 import { dryRunMayWrite } from '../checks/dry-run.ts';
 import type { DeleteResult, KubernetesObject, WarningCode } from '../types/index.ts';
@@ -24,6 +25,7 @@ import {
   isMine,
   managersOf,
   notOwnedText,
+  OWNER_LABEL,
   otherDeclarers,
   replacedText,
   stillChangingError,
@@ -248,7 +250,8 @@ interface Shared {
 
 /**
  * Gives up this manager's share of an object others declare too: an apply of its identity alone,
- * so the fields only this manager owned (its owner label among them) go and the object stays. A
+ * so the fields only this manager owned (its owner label among them) go and the object stays; a
+ * kind created by POST loses its label by a merge patch (checks/created-by-post.ts says why). A
  * refusal leaves it alone, said; any other failure is the target's.
  */
 async function relinquish(
@@ -265,12 +268,19 @@ async function relinquish(
       method: 'PATCH',
       path: objectPath(ref.apiVersion, target.resource, ref.namespace, ref.name),
       query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun === true ? 'All' : undefined },
-      contentType: 'application/apply-patch+yaml',
-      body: {
-        apiVersion: ref.apiVersion,
-        kind: ref.kind,
-        metadata: { name: ref.name, namespace: ref.namespace },
-      },
+      ...(resourceCreatedByPost(ref) === undefined
+        ? {
+            contentType: 'application/apply-patch+yaml',
+            body: {
+              apiVersion: ref.apiVersion,
+              kind: ref.kind,
+              metadata: { name: ref.name, namespace: ref.namespace },
+            },
+          }
+        : {
+            contentType: 'application/merge-patch+json',
+            body: { metadata: { labels: { [OWNER_LABEL]: null } } },
+          }),
       step: 'Apply',
       target: describeRef(ref),
       object: warningTarget(ref),

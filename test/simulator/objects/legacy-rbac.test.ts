@@ -23,6 +23,7 @@ afterAll(async () => {
 
 const LEGACY = '/apis/authorization.openshift.io/v1/namespaces/workers';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1/namespaces/workers';
+const APPLY = 'application/apply-patch+yaml';
 
 const binding = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   apiVersion: 'authorization.openshift.io/v1',
@@ -108,7 +109,9 @@ describe('POST creates one RBAC object, seen under both groups', () => {
     // Later applies take the update path: 200, the same object. The view the patch is applied to
     // carries userNames, which the conversion back prefers to subjects (Convert_v1_RoleBinding_To_
     // authorization_RoleBinding): the first replay gives the service account its namespace, and a
-    // changed subject list is lost to them; a second replay writes nothing.
+    // changed subject list is lost to them. A second replay changes nothing but managedFields:
+    // kube-apiserver drops the entries the proxy sent (authorization.openshift.io/v1) and records
+    // none of its own, so it stores none; a third, forced, writes nothing.
     const path = `${LEGACY}/rolebindings/jenkins_edit`;
     const replay = await apply(sim, path, binding('jenkins_edit'));
     expect(replay.status).toBe(200);
@@ -116,14 +119,19 @@ describe('POST creates one RBAC object, seen under both groups', () => {
     const subjects = (): unknown =>
       sim.getObject('rbac.authorization.k8s.io/v1', 'RoleBinding', 'workers', 'jenkins_edit')?.subjects;
     expect(subjects()).toEqual([{ kind: 'ServiceAccount', name: 'jenkins', namespace: 'workers' }]);
-    const version = (replay.json.metadata as { resourceVersion: string }).resourceVersion;
     const second = await apply(sim, path, binding('jenkins_edit'));
-    expect(second.json.metadata).toMatchObject({ uid, resourceVersion: version });
+    expect(second.json.metadata).toMatchObject({ uid });
+    expect((second.json.metadata as { managedFields?: unknown }).managedFields).toBeUndefined();
+    const version = (second.json.metadata as { resourceVersion: string }).resourceVersion;
+    // Forced, as create() forces these: with no managedFields left, openshift-apiserver's field
+    // manager first gives every field to before-first-apply, which an apply may conflict with.
+    const third = await apply(sim, path, binding('jenkins_edit'), 'tester', '&force=true');
+    expect(third.json.metadata).toMatchObject({ uid, resourceVersion: version });
     const changed = binding('jenkins_edit', { subjects: [{ kind: 'Group', name: 'devs' }] });
-    expect((await apply(sim, path, changed)).status).toBe(200);
+    expect((await apply(sim, path, changed, 'tester', '&force=true')).status).toBe(200);
     expect(subjects()).toEqual([{ kind: 'ServiceAccount', name: 'jenkins', namespace: 'workers' }]);
     const byNames = binding('jenkins_edit', { userNames: [], groupNames: ['devs'] });
-    const update = await apply(sim, path, byNames);
+    const update = await apply(sim, path, byNames, 'tester', '&force=true');
     expect(update.json).toMatchObject({ userNames: null, groupNames: ['devs'] });
     expect(subjects()).toEqual([{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'devs' }]);
 
@@ -161,6 +169,112 @@ describe('POST creates one RBAC object, seen under both groups', () => {
     expect(res.status).toBe(500);
     expect(res.json).toMatchObject({ message: 'invalid kind for origin subject: "Robot"' });
     expect(res.json.reason).toBeUndefined();
+  });
+});
+
+describe('managedFields through the proxy: each side drops the other’s version', () => {
+  interface Entry {
+    manager: string;
+    operation: string;
+    apiVersion: string;
+  }
+  const entries = (name: string): string[] => {
+    const stored = sim.getObject('rbac.authorization.k8s.io/v1', 'RoleBinding', 'workers', name);
+    const list = (stored?.metadata as { managedFields?: Entry[] } | undefined)?.managedFields ?? [];
+    return list.map((e) => `${e.manager} ${e.operation} ${e.apiVersion}`);
+  };
+  const labels = (name: string): unknown => {
+    const stored = sim.getObject('rbac.authorization.k8s.io/v1', 'RoleBinding', 'workers', name);
+    return (stored?.metadata as { labels?: unknown } | undefined)?.labels ?? {};
+  };
+  const declare = (name: string): ReturnType<typeof apply> =>
+    apply(
+      sim,
+      `${RBAC}/rolebindings/${name}`,
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      },
+      'team-rbac',
+    );
+  const labelled = (name: string, namespaced = false) =>
+    binding(name, {
+      metadata: { name, labels: { owner: 'job' } },
+      // The view's userNames give a subject without one its namespace on the way back.
+      ...(namespaced
+        ? { subjects: [{ kind: 'ServiceAccount', name: 'jenkins', namespace: 'workers' }] }
+        : {}),
+    });
+
+  test('an apply through the proxy records only what it changed, and takes other managers’ entries', async () => {
+    expect((await post(`${LEGACY}/rolebindings`, labelled('fields'))).status).toBe(201);
+    expect(entries('fields')).toEqual(['tester Update rbac.authorization.k8s.io/v1']);
+    expect((await declare('fields')).status).toBe(200);
+    expect(entries('fields')).toEqual([
+      'team-rbac Apply rbac.authorization.k8s.io/v1',
+      'tester Update rbac.authorization.k8s.io/v1',
+    ]);
+    // This replay fills in the subject's namespace: an Update of that, nothing else, kept.
+    await apply(sim, `${LEGACY}/rolebindings/fields`, labelled('fields'));
+    expect(entries('fields')).toEqual(['tester Update rbac.authorization.k8s.io/v1']);
+    const identical = await apply(sim, `${LEGACY}/rolebindings/fields`, labelled('fields'));
+    expect(identical.status).toBe(200);
+    expect(entries('fields')).toEqual([]);
+    expect(labels('fields')).toEqual({ owner: 'job' });
+  });
+
+  test('with no managedFields left, an apply meets before-first-apply: refused unless forced', async () => {
+    const role = (verbs: string[]) => ({
+      apiVersion: 'authorization.openshift.io/v1',
+      kind: 'Role',
+      metadata: { name: 'bare' },
+      rules: [{ verbs, resources: ['configmaps'] }],
+    });
+    const path = `${LEGACY}/roles/bare`;
+    expect(
+      (await call(sim, 'POST', `${LEGACY}/roles?fieldManager=job`, { body: role(['get']) })).status,
+    ).toBe(201);
+    // kube-apiserver keeps none after the proxy's second write, which changed nothing.
+    await call(sim, 'PATCH', `${path}?fieldManager=job`, { body: role(['get']), contentType: APPLY });
+    const changed = await call(sim, 'PATCH', `${path}?fieldManager=job`, {
+      body: role(['list']),
+      contentType: APPLY,
+    });
+    expect(changed.status).toBe(409);
+    // Renamed as every error of the proxy's Update: the resource lands before the message.
+    expect(changed.json.message).toBe(
+      'roles.authorization.openshift.ioApply failed with 1 conflict: conflict with "before-first-apply" using authorization.openshift.io/v1: .rules',
+    );
+    const forced = `${path}?fieldManager=job&force=true`;
+    expect((await call(sim, 'PATCH', forced, { body: role(['list']), contentType: APPLY })).status).toBe(200);
+  });
+
+  test('a merge patch goes through Update; one that only removes keeps the stored entries', async () => {
+    expect((await post(`${LEGACY}/rolebindings`, labelled('merged', true))).status).toBe(201);
+    expect((await declare('merged')).status).toBe(200);
+    const path = `${LEGACY}/rolebindings/merged?fieldManager=job`;
+    const body = { metadata: { labels: { owner: null } } };
+    const dry = await call(sim, 'PATCH', `${path}&dryRun=All`, {
+      body,
+      contentType: 'application/merge-patch+json',
+    });
+    expect(dry.status).toBe(200);
+    expect(labels('merged')).toEqual({ owner: 'job' });
+    const res = await call(sim, 'PATCH', path, { body, contentType: 'application/merge-patch+json' });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding' });
+    expect(labels('merged')).not.toHaveProperty('owner');
+    expect(entries('merged')).toEqual([
+      'team-rbac Apply rbac.authorization.k8s.io/v1',
+      'tester Update rbac.authorization.k8s.io/v1',
+    ]);
+    const gone = await call(sim, 'PATCH', `${LEGACY}/rolebindings/absent?fieldManager=job`, {
+      body,
+      contentType: 'application/merge-patch+json',
+    });
+    expect(gone.json.message).toBe('rolebindings.authorization.openshift.io "absent" not found');
   });
 });
 

@@ -331,7 +331,7 @@ describe('object names, per kind (docs/wire-reference.md §7)', () => {
   });
 
   test('RBAC names are path segments: the jenkins RoleBinding "jenkins_edit" is accepted', async () => {
-    // Created by POST: openshift-apiserver's proxy cannot create one by apply (test/cluster/legacy-rbac.simulator-tier.test.ts).
+    // Created by POST: openshift-apiserver's proxy cannot create one by apply (test/cluster/legacy-rbac.test.ts).
     const created = await call(sim, 'POST', `${RB}?fieldManager=tester`, {
       body: roleBinding('jenkins_edit'),
     });

@@ -1,10 +1,11 @@
-// Legacy authorization.openshift.io Roles and RoleBindings on the real tier: the simulator, as
-// openshift-apiserver, stores them in kube-apiserver's RBAC through the caller's identity, so
-// kube-apiserver holds the objects and judges every call (its escalation check included).
+// Legacy authorization.openshift.io Roles and RoleBindings on the real tier: openshift-apiserver
+// stores them in kube-apiserver's RBAC through the caller's identity (pkg/authorization/apiserver/
+// registry/role/proxy.go, rolebinding/proxy.go), so kube-apiserver holds the objects and judges
+// every call (its escalation check included). On a simulator-backed tier the simulator's proxy
+// model stands in for it.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { currentContext, type KubeClient } from '../../scripts/cluster/kube.ts';
-import { simulatorBacked } from './backend.ts';
 
 const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG;
 
@@ -38,10 +39,7 @@ const READ_BINDING = {
   subjects: [{ kind: 'ServiceAccount', name: 'legacy-app' }],
 };
 
-// Simulator-backed until #43 item 4 lands: the real openshift-apiserver's proxy rewrites a
-// legacy Role's or RoleBinding's managedFields on update, which the library's replay delete does
-// not yet survive.
-describe.skipIf(!clusterKubeconfig || !simulatorBacked())('legacy RBAC kinds on the real tier', () => {
+describe.skipIf(!clusterKubeconfig)('legacy RBAC kinds on the real tier', () => {
   let admin: KubeClient;
   beforeAll(() => {
     admin = currentContext(clusterKubeconfig ?? '').client;
