@@ -233,6 +233,9 @@ describe('generator', () => {
       /^Template\.template\.openshift\.io "mytpl" is invalid: template\.parameters\[0\]: Invalid value: /,
     );
     expect(res.json.message).toContain(detail);
+    // The Parameter quoted as encoding/json writes it (apimachinery field.ErrorBody), as the real one.
+    const quoted = JSON.stringify({ name: 'P', generate: 'expression', from });
+    expect(res.json.message).toContain(`Invalid value: ${quoted}: `);
     expect((res.json.details as { causes: unknown[] }).causes).toEqual([
       {
         reason: 'FieldValueInvalid',
