@@ -337,6 +337,22 @@ describe('validation', () => {
   });
 });
 
+describe('the Template decoded first, as any create', () => {
+  test('an unknown field: 400 under Strict, a warning under Warn, nothing under Ignore', async () => {
+    const body = { ...template([], []), bogusTop: 1 };
+    const strict = await call(sim, 'POST', `${PROCESS}?fieldValidation=Strict`, { body });
+    expect(strict.status).toBe(400);
+    expect(strict.json.message).toContain('strict decoding error: unknown field "bogusTop"');
+    const warn = await call(sim, 'POST', `${PROCESS}?fieldValidation=Warn`, { body });
+    expect(warn.status).toBe(201);
+    expect(warn.json).not.toHaveProperty('bogusTop');
+    expect(warn.warnings).toEqual(['299 - "unknown field \\"bogusTop\\""']);
+    const ignore = await call(sim, 'POST', `${PROCESS}?fieldValidation=Ignore`, { body });
+    expect(ignore.status).toBe(201);
+    expect(ignore.warnings).toEqual([]);
+  });
+});
+
 describe('stored Templates', () => {
   test('readable with GET, creatable with POST, and processing never changes them', async () => {
     const created = await call(sim, 'POST', '/apis/template.openshift.io/v1/namespaces/infra/templates', {
