@@ -10,6 +10,8 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+// The Routes' default domain, the simulator's too (a generated host is `<name>-<namespace>.<this>`).
+import { ROUTE_SUBDOMAIN } from '../../simulator/objects/route-host.ts';
 import { ClusterError } from './build.ts';
 import type { KubeClient } from './kube.ts';
 import { FRONT_PROXY_CLIENT, type Material, SIMULATOR_SERVICE } from './material.ts';
@@ -24,8 +26,6 @@ export const OPENSHIFT_SERVICE_ACCOUNT = {
 };
 /** Its user name at kube-apiserver. */
 export const OPENSHIFT_USER = `system:serviceaccount:${OPENSHIFT_SERVICE_ACCOUNT.namespace}:${OPENSHIFT_SERVICE_ACCOUNT.name}`;
-/** The Routes' default domain (a generated host is `<name>-<namespace>.<this>`). */
-export const ROUTE_SUBDOMAIN = 'apps.otc-test.example';
 
 /**
  * The group-versions openshift-apiserver serves behind the aggregator here, each an APIService. Its

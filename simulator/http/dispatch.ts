@@ -15,6 +15,7 @@ import { type OlderServer, pre511TagWrite } from '../objects/older-server.ts';
 import { type ObjectRequest, objectRequest, type Target } from '../objects/requests.ts';
 import { badRequest, forbidden, StatusError, unauthorized } from '../objects/status.ts';
 import type { ObjectStore } from '../objects/store.ts';
+import { decodeWritten } from '../objects/typing.ts';
 import { processTemplate } from '../templates/templates.ts';
 import type { Identity, ResourceInfo, Result } from '../types.ts';
 import { permits, reviewAccess } from './access-review.ts';
@@ -182,7 +183,7 @@ function handle(
   if (!proxiedKind(route.info)) admitWrite(served, route, objects, identity);
   const older = served.olderServer === 'pre-511' ? pre511TagWrite(served, route, objects) : objects;
   return (
-    computedCreate(route, objects, identity) ??
+    computedCreate(route, objects, identity, served.tables) ??
     (proxiedKind(route.info) && !route.subresource
       ? proxyRequest(served.rbac, served.tables, route, objects, identity)
       : objectRequest(served, route, older))
@@ -233,12 +234,23 @@ function writtenObject(request: ObjectRequest): JsonObject | undefined {
  * A create the server answers by computing, storing nothing: a processed Template, or the
  * review of what the caller may do.
  */
-function computedCreate(route: Target, request: ObjectRequest, identity: Identity): Result | undefined {
+function computedCreate(
+  route: Target,
+  request: ObjectRequest,
+  identity: Identity,
+  tables: TypeTables,
+): Result | undefined {
   const { info, namespace, name } = route;
   const computed = info.name === 'processedtemplates' || info.name === 'selfsubjectaccessreviews';
   if (request.method !== 'POST' || name !== undefined || !computed) return undefined;
   dryRunValues(request.query, 'CreateOptions');
   const parsed = decodeObjectBody(request.contentType, request.bytes);
-  if (info.name === 'processedtemplates') return { code: 201, body: processTemplate(parsed, namespace) };
+  if (info.name === 'processedtemplates') {
+    // Decoded into the Template type first, as any create (handlers/create.go): an unknown field is
+    // a 400 under Strict, a warning under Warn.
+    const fieldValidation = request.query.get('fieldValidation');
+    const decoded = decodeWritten(tables.forKind(info), info, parsed, fieldValidation);
+    return { code: 201, body: processTemplate(decoded.body, namespace), warnings: decoded.warnings };
+  }
   return { code: 201, body: reviewAccess(identity, parsed) };
 }

@@ -24,6 +24,7 @@ import {
 } from './status.ts';
 import { canonicaliseQuantities } from './quantity.ts';
 import type { Schema } from './typed-fields.ts';
+import { allocateRouteHost, keepRouteHost } from './route-host.ts';
 import { isNoOpUpdate, updatedObject } from './update.ts';
 
 export interface WriteOptions {
@@ -151,6 +152,7 @@ export class ObjectStore {
     });
     foldStringData(info, object);
     this.#stamp(info, object, options.dryRun);
+    allocateRouteHost(info, namespace, object);
     metadata.managedFields = managers as unknown as Json;
     if (!options.dryRun) this.#objects.set(this.#key(info, namespace, name), structuredClone(object));
     return object;
@@ -178,9 +180,11 @@ export class ObjectStore {
     const hadStringData = isObject(config.stringData);
     if (!live) {
       this.#stamp(info, result, options.dryRun);
+      allocateRouteHost(info, namespace, result);
       if (!options.dryRun) this.#objects.set(key, structuredClone(result));
       return { object: result, created: true };
     }
+    keepRouteHost(info, live, result);
     checkImmutable(info, name, live, result);
     const changed = hadStringData || !sameValue(result, live);
     if (changed && !options.dryRun) {
@@ -217,6 +221,7 @@ export class ObjectStore {
     merge(merged, patch);
     // The patched object is decoded into the kind's type before anything else (handlers/patch.go).
     const result = this.#decoded(info, options.decode ? options.decode(merged) : merged);
+    if (options.subresource !== 'status') keepRouteHost(info, live, result);
     foldStringData(info, result);
     // What the patch changed, as decoded: fields dropped while decoding are nobody's.
     meta(result).managedFields = updatedManagers(info, live, result, options.fieldManager, {
@@ -256,6 +261,7 @@ export class ObjectStore {
       options.hasStatus,
       this.#schemaOf(info),
     );
+    if (live) keepRouteHost(info, live, result);
     if (!live || isNoOpUpdate(live, result)) return structuredClone(live ?? result);
     if (!options.dryRun) {
       meta(result).resourceVersion = this.#nextVersion();

@@ -83,11 +83,26 @@ export function generateExpression(from: string): string {
   }
 }
 
-function goStructText(p: Parameter): string {
-  const q = (s: string | undefined): string => JSON.stringify(s ?? '');
-  return (
-    `v1.Parameter{Name:${q(p.name)}, DisplayName:${q(p.displayName)}, Description:${q(p.description)}, ` +
-    `Value:${q(p.value)}, Generate:${q(p.generate)}, From:${q(p.from)}, Required:${String(p.required ?? false)}}`
+/**
+ * A Parameter as a field error quotes it: apimachinery's ErrorBody (util/validation/field/errors.go)
+ * writes a struct value with encoding/json, so in the Go type's field order, empty fields left out
+ * (omitempty) and <, > and & escaped.
+ */
+function parameterJson(p: Parameter): string {
+  const fields: [string, string | boolean | undefined][] = [
+    ['displayName', p.displayName],
+    ['description', p.description],
+    ['value', p.value],
+    ['generate', p.generate],
+    ['from', p.from],
+    ['required', p.required],
+  ];
+  const json: Record<string, string | boolean> = { name: p.name ?? '' };
+  for (const [key, value] of fields)
+    if (value !== undefined && value !== '' && value !== false) json[key] = value;
+  return JSON.stringify(json).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
 
@@ -127,7 +142,7 @@ function generateValues(parameters: Parameter[]): FieldError[] {
         p.value = generateExpression(p.from ?? '');
       } catch (error) {
         const detail = error instanceof Error ? error.message : String(error);
-        errors.push({ type: 'Invalid', field, value: goStructText(p), detail });
+        errors.push({ type: 'Invalid', field, value: parameterJson(p), detail });
         return;
       }
     }

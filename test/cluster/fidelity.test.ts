@@ -11,6 +11,7 @@ import { testValue } from '../../scripts/test-values.ts';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { currentContext, type KubeClient } from '../../scripts/cluster/kube.ts';
 import { differences, type Json, normalise, outcomeOf, unexplained } from './fidelity.ts';
+import { OPENSHIFT_OBJECTS } from './fidelity-openshift.ts';
 import { DEFAULTED_OBJECTS, REFUSALS } from './scenarios.ts';
 
 const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG;
@@ -120,7 +121,7 @@ describe.skipIf(!clusterKubeconfig)('the simulator against the real kube-apiserv
 
   test('server defaults by field path, per kind: the stored object after a create', async () => {
     const diffs: string[] = [];
-    for (const object of DEFAULTED_OBJECTS) {
+    for (const object of [...DEFAULTED_OBJECTS, ...OPENSHIFT_OBJECTS]) {
       const template: ocp.TemplateObject = {
         apiVersion: 'template.openshift.io/v1',
         kind: 'Template',

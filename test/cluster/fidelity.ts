@@ -43,12 +43,27 @@ export function normalise(value: unknown, path = ''): Json {
 
 const show = (value: Json | undefined): string => (value === undefined ? '(absent)' : JSON.stringify(value));
 
-/** Every field path where `simulator` and `real` differ, as `PREFIX PATH: simulator X, real Y`. */
+/** `apiVersion Kind` of a stored object (one with metadata), which difference lines under it name. */
+function kindOf(value: Json | undefined): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { apiVersion, kind, metadata } = value;
+  const isObject = typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata);
+  return typeof apiVersion === 'string' && typeof kind === 'string' && isObject
+    ? `${apiVersion} ${kind}`
+    : undefined;
+}
+
+/**
+ * Every field path where `simulator` and `real` differ, as `PREFIX PATH: simulator X, real Y`, or
+ * `PREFIX (apiVersion Kind) PATH: …` below an object that has them, so that a listed difference can
+ * be narrowed to the groups it is about.
+ */
 export function differences(
   prefix: string,
   simulator: Json | undefined,
   real: Json | undefined,
   path = '',
+  context = '',
 ): string[] {
   const bothObjects =
     simulator !== null &&
@@ -57,20 +72,22 @@ export function differences(
     typeof real === 'object' &&
     Array.isArray(simulator) === Array.isArray(real);
   if (!bothObjects) {
+    const where = context ? `(${context}) ${path || '.'}` : path || '.';
     return JSON.stringify(simulator) === JSON.stringify(real)
       ? []
-      : [`${prefix} ${path || '.'}: simulator ${show(simulator)}, real ${show(real)}`];
+      : [`${prefix} ${where}: simulator ${show(simulator)}, real ${show(real)}`];
   }
   if (Array.isArray(simulator) && Array.isArray(real)) {
     const length = Math.max(simulator.length, real.length);
     return Array.from({ length }, (_, i) =>
-      differences(prefix, simulator[i], real[i], `${path}[${i}]`),
+      differences(prefix, simulator[i], real[i], `${path}[${i}]`, context),
     ).flat();
   }
   const a = simulator as Record<string, Json>;
   const b = real as Record<string, Json>;
+  const here = kindOf(b) ?? kindOf(a) ?? context;
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-  return keys.flatMap((key) => differences(prefix, a[key], b[key], `${path}.${key}`));
+  return keys.flatMap((key) => differences(prefix, a[key], b[key], `${path}.${key}`, here));
 }
 
 /** What a caller can read off a failed (or successful) call, without its message's free text. */

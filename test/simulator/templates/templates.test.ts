@@ -233,6 +233,9 @@ describe('generator', () => {
       /^Template\.template\.openshift\.io "mytpl" is invalid: template\.parameters\[0\]: Invalid value: /,
     );
     expect(res.json.message).toContain(detail);
+    // The Parameter quoted as encoding/json writes it (apimachinery field.ErrorBody), as the real one.
+    const quoted = JSON.stringify({ name: 'P', generate: 'expression', from });
+    expect(res.json.message).toContain(`Invalid value: ${quoted}: `);
     expect((res.json.details as { causes: unknown[] }).causes).toEqual([
       {
         reason: 'FieldValueInvalid',
@@ -331,6 +334,22 @@ describe('validation', () => {
     });
     expect(res.status).toBe(422);
     expect(res.json.message).toContain("unable to handle object: Object 'Kind' is missing");
+  });
+});
+
+describe('the Template decoded first, as any create', () => {
+  test('an unknown field: 400 under Strict, a warning under Warn, nothing under Ignore', async () => {
+    const body = { ...template([], []), bogusTop: 1 };
+    const strict = await call(sim, 'POST', `${PROCESS}?fieldValidation=Strict`, { body });
+    expect(strict.status).toBe(400);
+    expect(strict.json.message).toContain('strict decoding error: unknown field "bogusTop"');
+    const warn = await call(sim, 'POST', `${PROCESS}?fieldValidation=Warn`, { body });
+    expect(warn.status).toBe(201);
+    expect(warn.json).not.toHaveProperty('bogusTop');
+    expect(warn.warnings).toEqual(['299 - "unknown field \\"bogusTop\\""']);
+    const ignore = await call(sim, 'POST', `${PROCESS}?fieldValidation=Ignore`, { body });
+    expect(ignore.status).toBe(201);
+    expect(ignore.warnings).toEqual([]);
   });
 });
 
