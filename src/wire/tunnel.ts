@@ -1,7 +1,6 @@
 // A tunnel through a proxy to the API server, over which the Connection's own TLS runs end to end:
-// HTTP CONNECT over TCP (`http://`) or over TLS to the proxy (`https://`), or SOCKS5 (socks5.ts).
-// One tunnel is one connection to the server; the proxy never sees anything but ciphertext after
-// the tunnel is open.
+// HTTP CONNECT over TCP (`http://`) or TLS (`https://`) to the proxy, or SOCKS5 (socks5.ts). One
+// tunnel is one connection; why not undici's ProxyAgent: docs/wire-reference.md section 8.1.
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { authority, type Proxy } from './proxy.ts';
