@@ -15,13 +15,8 @@ type ConnectCallback = Parameters<Connector>[1];
 
 /**
  * How long an idle socket stays in the pool when the server does not say (kube-apiserver never
- * does). kube-apiserver closes HTTP/1.1 connections idle for 90 s (kubernetes/apiserver
- * pkg/server/secure_serving.go, `IdleTimeout`), and client-go keeps them as long
- * (http.DefaultTransport's `IdleConnTimeout`, through k8s.io/apimachinery pkg/util/net/http.go).
- * undici's own 4 s would close every socket of a pre-flight wave between two jobs a few seconds
- * apart, so that each wave paid a handshake per socket. 2 s short of the server's limit, the
- * margin undici keeps below a limit a server announces: the server's clock starts when it has
- * written an answer and ours when we have read it, so the margin is 2 s less the latency.
+ * does): 2 s short of its 90 s idle limit, as client-go keeps them, where undici's own 4 s would
+ * make each pre-flight wave pay a handshake per socket (docs/wire-reference.md section 8).
  */
 export const IDLE_SOCKET_MS = 88_000;
 
@@ -46,15 +41,11 @@ export class Http1Pool {
   /** The origin pools of the current Agent (one: the Connection has one origin). */
   #members = new Set<OriginPool>();
   /**
-   * The origin pools of retired Agents, still finishing what they carry. An undici Agent forgets
-   * its pools as soon as close() is called on it (undici lib/dispatcher/agent.js, kClose), so a
-   * later destroy() would not reach them; they are remembered from the Agent's factory instead.
+   * The origin pools of retired Agents, still finishing what they carry: an undici Agent forgets
+   * its pools once close() is called, so a later destroy() would not reach them.
    */
   readonly #retiring = new Set<OriginPool>();
-  /**
-   * Sockets open now, those of retired pools still draining included, so that renewing the pool
-   * never takes the Connection past maxSockets; connects beyond it wait for a socket to close.
-   */
+  /** Sockets open now, retired pools' included: connects past maxSockets wait for one to close. */
   #open = 0;
   readonly #waiting: { dial(): void; stop(error: Error): void }[] = [];
   /** A socket closed: its place goes to a waiting connect, if any. */
@@ -75,9 +66,8 @@ export class Http1Pool {
     try {
       return await this.#sendOn(agent, exchange);
     } catch (error) {
-      // Silence may mean the connection died without a word (a load balancer failed over), and
-      // then its idle neighbours, kept for IDLE_SOCKET_MS, died with it: without this, each would
-      // fail one more operation after its own read limit. undici drops the silent socket itself.
+      // Silence may mean the connection died without a word, and its idle neighbours with it:
+      // each would fail one more operation. undici drops the silent socket itself.
       if (agent === this.#agent && isReadTimeout(error)) this.renew();
       throw error;
     }
@@ -133,10 +123,7 @@ export class Http1Pool {
     ]);
   }
 
-  /**
-   * undici remembers TLS sessions only through WeakRefs (undici lib/core/connect.js, SessionCache),
-   * so a garbage collection forgets them; each new socket is given the source's ticket instead.
-   */
+  /** undici keeps TLS sessions only through WeakRefs: each new socket gets the source's ticket. */
   #createAgent(): Agent {
     const undici = this.#undici;
     const source = this.#source;
@@ -180,9 +167,8 @@ export class Http1Pool {
   }
 
   /**
-   * A new socket on a place already counted in #open: a tunnel of our own through the proxy
-   * (undici's own connector knows no proxy), or undici's connector. The place is given back once,
-   * when the socket closes or could not be had.
+   * A new socket on a place already counted in #open: our tunnel through the proxy, or undici's
+   * connector. The place is given back once, when the socket closes or could not be had.
    */
   #dial(target: ConnectTarget, callback: ConnectCallback): TLSSocket | undefined {
     const source = this.#source;
@@ -205,8 +191,8 @@ export class Http1Pool {
       );
       return undefined;
     }
-    // Typed as returning nothing, undici's connector returns its socket; undici cancels a
-    // pending connect through it (undici lib/dispatcher/client.js, connect), so it is passed on.
+    // Typed as returning nothing, undici's connector returns its socket, through which undici
+    // cancels a pending connect: it is passed on.
     const connect = this.#undici.buildConnector(source.direct()) as (
       ...args: Parameters<ReturnType<Undici['buildConnector']>>
     ) => TLSSocket | undefined;

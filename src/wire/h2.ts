@@ -1,6 +1,6 @@
-// One request as one HTTP/2 stream on node:http2 directly (not undici's HTTP/2 client, whose
-// aborts wedge the process: a stream close() followed at once by destroy()). An abort or a read
-// timeout only resets the stream; an answer cut short is a failure, never a success.
+// One request as one HTTP/2 stream on the transport's own node:http2 session (why not undici's:
+// docs/wire-reference.md section 8.1). An abort or a read timeout only resets the stream; an answer
+// cut short is a failure, never a success.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpStatusHeader } from 'node:http2';
 import { headerValues } from './headers.ts';

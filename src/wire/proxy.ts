@@ -1,7 +1,6 @@
-// Which proxy, if any, a Connection goes through, read as client-go reads it: the kubeconfig
-// cluster's `proxy-url` first (kubernetes/client-go tools/clientcmd/helpers.go, parseProxyURL:
-// http, https and socks5), else HTTPS_PROXY / https_proxy with NO_PROXY / no_proxy by Go's rules
-// (golang.org/x/net http/httpproxy/proxy.go, which net/http's ProxyFromEnvironment uses).
+// Which proxy, if any, a Connection goes through, as client-go chooses it: the cluster's
+// `proxy-url`, else HTTPS_PROXY with NO_PROXY by golang.org/x/net http/httpproxy's rules
+// (docs/wire-reference.md section 8; undici's EnvHttpProxyAgent decides otherwise, section 8.1).
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 

@@ -1,9 +1,7 @@
-// The wire under a Connection: HTTP/2 on one session when the server offers it by ALPN, as
-// kube-apiserver does, and a bounded HTTP/1.1 pool when it does not. The choice is made once, by
-// the first TLS handshake, and that handshake's socket is used either way. close() is final:
-// nothing is sent after it, and whatever was in flight or being opened is ended.
-// Here: the HTTP/2 session and its health checks. Elsewhere: one stream (h2.ts), the HTTP/1.1 pool
-// (h1.ts), a new connection (handshake.ts) and a tunnel through a proxy (tunnel.ts).
+// The wire under a Connection: HTTP/2 on one session when the server offers it by ALPN, else a
+// bounded HTTP/1.1 pool, chosen once by the first handshake, whose socket is used either way. Here
+// the HTTP/2 session and its health checks; one stream is h2.ts, the pool h1.ts, a connection
+// handshake.ts, a tunnel tunnel.ts.
 import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { type Answer, type Exchange, type InFlight, sendH2, type StreamBook } from './h2.ts';
@@ -163,10 +161,8 @@ export class Transport {
   }
 
   /**
-   * A new client certificate (an exec plugin rotated it). Connections made with the old one are
-   * retired: an HTTP/2 session and the HTTP/1.1 pool finish what they carry and close, and the next
-   * request opens a connection with the new certificate. The TLS ticket goes too, since a resumed
-   * session would keep the old certificate's identity.
+   * A new client certificate (an exec plugin rotated it): connections made with the old one finish
+   * what they carry and close, and the TLS ticket goes too (a resumed session keeps the old identity).
    */
   useClientCertificate(certificate: { cert: string; key: string }): void {
     if (this.closed) return;
@@ -266,11 +262,9 @@ export class Transport {
   }
 
   /**
-   * A PING with a deadline, as golang.org/x/net/http2's health check (ReadIdleTimeout and
-   * PingTimeout, which client-go sets) does. No acknowledgement in time: the session is destroyed,
-   * failing what it still carries, and the next request opens a new connection. The session is
-   * held referenced while the check runs, so a caller waiting for it is not left behind by an
-   * exiting process.
+   * A PING with a deadline, as client-go's HTTP/2 health check (docs/wire-reference.md section 8).
+   * No acknowledgement in time destroys the session; it is held referenced meanwhile, so a caller
+   * waiting for the check is not left behind by an exiting process.
    */
   #alive(session: ClientHttp2Session): Promise<boolean> {
     const running = this.#checks.get(session);

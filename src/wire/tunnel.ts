@@ -1,7 +1,6 @@
 // A tunnel through a proxy to the API server, over which the Connection's own TLS runs end to end:
-// HTTP CONNECT over TCP (`http://`) or over TLS to the proxy (`https://`), or SOCKS5 (socks5.ts).
-// One tunnel is one connection to the server; the proxy never sees anything but ciphertext after
-// the tunnel is open.
+// HTTP CONNECT over TCP (`http://`) or TLS (`https://`) to the proxy, or SOCKS5 (socks5.ts). One
+// tunnel is one connection; why not undici's ProxyAgent: docs/wire-reference.md section 8.1.
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { authority, type Proxy } from './proxy.ts';
@@ -24,61 +23,39 @@ export interface TunnelSettings {
 /** The most a CONNECT answer's head may take before it is not an HTTP proxy talking. */
 const MAX_HEAD_BYTES = 16 * 1024;
 
-/** Reads a CONNECT answer's head from a socket, then hands the socket on untouched. */
-class Reader {
-  #buffered = Buffer.alloc(0);
-  #wake: (() => void) | undefined;
-  #ended: Error | undefined;
-  readonly #socket: Duplex;
-  readonly #onData = (chunk: Buffer): void => {
-    this.#buffered = Buffer.concat([this.#buffered, chunk]);
-    this.#wake?.();
-  };
-  readonly #onEnd = (): void => {
-    this.#ended ??= new Error('closed');
-    this.#wake?.();
-  };
-
-  constructor(socket: Duplex) {
-    this.#socket = socket;
-    socket.on('data', this.#onData);
-    socket.on('end', this.#onEnd);
-    socket.on('close', this.#onEnd);
-  }
-
-  /** Resolves once `ready(buffer)` gives a length to take; rejects when the socket ends first. */
-  async #until(ready: (buffer: Buffer) => number | undefined): Promise<Buffer> {
-    for (;;) {
-      const length = ready(this.#buffered);
-      if (length !== undefined) {
-        const taken = this.#buffered.subarray(0, length);
-        this.#buffered = this.#buffered.subarray(length);
-        return taken;
+/**
+ * Resolves with a CONNECT answer's head; bytes the proxy sent beyond it go back to the paused
+ * socket for TLS. Rejects when the socket ends first or the head passes MAX_HEAD_BYTES.
+ */
+function readHead(socket: Duplex): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let buffered = Buffer.alloc(0);
+    const stop = (): void => {
+      socket.off('data', onData);
+      socket.off('end', onEnd);
+      socket.off('close', onEnd);
+    };
+    const onEnd = (): void => {
+      stop();
+      reject(new Error('closed'));
+    };
+    const onData = (chunk: Buffer): void => {
+      buffered = Buffer.concat([buffered, chunk]);
+      const end = buffered.indexOf('\r\n\r\n');
+      if (end < 0 && buffered.length <= MAX_HEAD_BYTES) return;
+      stop();
+      if (end < 0) {
+        reject(new Error(`sent more than ${MAX_HEAD_BYTES} bytes without ending its answer`));
+        return;
       }
-      if (this.#ended) throw this.#ended;
-      await new Promise<void>((resolve) => (this.#wake = resolve));
-      this.#wake = undefined;
-    }
-  }
-
-  head(): Promise<Buffer> {
-    return this.#until((buffer) => {
-      const end = buffer.indexOf('\r\n\r\n');
-      if (end >= 0) return end + 4;
-      if (buffer.length > MAX_HEAD_BYTES)
-        throw new Error(`sent more than ${MAX_HEAD_BYTES} bytes without ending its answer`);
-      return undefined;
-    });
-  }
-
-  /** Stops reading; bytes the proxy sent beyond its answer go back to the socket for TLS. */
-  release(): void {
-    this.#socket.off('data', this.#onData);
-    this.#socket.off('end', this.#onEnd);
-    this.#socket.off('close', this.#onEnd);
-    this.#socket.pause();
-    if (this.#buffered.length > 0) this.#socket.unshift(this.#buffered);
-  }
+      socket.pause();
+      if (buffered.length > end + 4) socket.unshift(buffered.subarray(end + 4));
+      resolve(buffered.subarray(0, end + 4));
+    };
+    socket.on('data', onData);
+    socket.on('end', onEnd);
+    socket.on('close', onEnd);
+  });
 }
 
 /** TCP (and TLS for an `https://` proxy) to the proxy itself. */
@@ -149,9 +126,9 @@ async function connectTunnel(socket: Duplex, settings: TunnelSettings): Promise<
     const pair = `${proxy.username ?? ''}:${proxy.password ?? ''}`;
     lines.push(`Proxy-Authorization: Basic ${Buffer.from(pair).toString('base64')}`);
   }
-  const reader = new Reader(socket);
+  const answer = readHead(socket);
   socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-  const head = await reader.head().catch((error: unknown) => {
+  const head = await answer.catch((error: unknown) => {
     throw new ProxyError(
       proxy,
       `it closed the connection before answering CONNECT ${target}`,
@@ -173,7 +150,6 @@ async function connectTunnel(socket: Duplex, settings: TunnelSettings): Promise<
       code,
     );
   }
-  reader.release();
 }
 
 /**
