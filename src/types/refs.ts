@@ -1,5 +1,4 @@
-// The refs the operations return and take: an object's identity, what create() says of it, what
-// delete() did with it. A leaf, as index.ts is.
+// The refs the operations return and take, and what create() and delete() say of each.
 import type { ObjectIdentity } from './warnings.ts';
 
 /**
@@ -14,15 +13,9 @@ import type { ObjectIdentity } from './warnings.ts';
 export interface ResourceRef extends ObjectIdentity {
   /** The object's UID; reference-mode `delete()` sends it as a precondition. */
   uid?: string;
-  /** Set on refs from `create()` (and an Apply `OperationError`'s `resources`): `true` when this call created
-   * the object (the server answered 201), `false` when it already existed and the apply took it over (200).
-   * Under `dryRun`, whether it would have been created. */
+  /** From `create()`: `true` when this call created the object (201; under `dryRun`, would have), `false` when it existed (200). */
   created?: boolean;
-  /**
-   * `true` on refs from a `create()` or `delete()` under `dryRun`: nothing was written, and a
-   * `uid` is the one the server answered the dry run with (for an object it would create, one no
-   * stored object has). Absent otherwise.
-   */
+  /** `true` on refs from `create()` or `delete()` under `dryRun`: nothing was written; `uid` is the dry run's. */
   dryRun?: true;
 }
 
@@ -49,16 +42,9 @@ export interface CreatedRef extends ResourceRef {
  * ```
  */
 export interface DeleteResult extends ResourceRef {
-  /**
-   * `'deleted'` now (`uid`: the deleted object's), `'already-gone'` (404), `'left-alone'`, or
-   * `'relinquished'`: another field manager declares the object too, so this one gave up its fields
-   * (an apply of the object's identity alone) and the object stays with `declarers`.
-   */
+  /** `'relinquished'`: this manager gave up its fields and the object stays with `declarers`. */
   deletion: 'deleted' | 'already-gone' | 'left-alone' | 'relinquished';
-  /**
-   * Why left alone: `'not-owned'` (`uid`: the object's), `'replaced'` (another object of the name
-   * since the read), or `'co-declared'` (the apply that would relinquish it was refused).
-   */
+  /** Why left alone: another made it, it was replaced since the read, or the relinquishing apply was refused. */
   reason?: 'not-owned' | 'replaced' | 'co-declared' | undefined;
   /** `'relinquished'` (or left alone `'co-declared'`): the other field managers that declare it. */
   declarers?: string[] | undefined;
