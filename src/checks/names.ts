@@ -33,9 +33,7 @@ const SPECIAL_RULES: Readonly<Record<string, NameRule>> = {
   'authorization.openshift.io/ClusterRole': 'path-segment',
   'authorization.openshift.io/ClusterRoleBinding': 'path-segment',
   'template.openshift.io/Template': 'path-segment',
-  // openshift-apiserver pkg/image/apis/image/validation: every image.openshift.io name is a path
-  // segment; these kinds add a shape (their REST storage splits the name, and a 400 answers one that
-  // does not split). Image and ImageStreamMapping are path segments only.
+  // Every image.openshift.io name is a path segment; these kinds' storages also split it.
   'image.openshift.io/ImageStream': 'image-stream',
   'image.openshift.io/ImageStreamImport': 'image-stream',
   'image.openshift.io/ImageStreamTag': 'image-stream-tag',
@@ -82,10 +80,7 @@ function pathSegmentProblem(name: string): string | undefined {
   return undefined;
 }
 
-/**
- * Splits `name` at `separator` as library-go's ParseImageStreamTagName and ParseImageStreamImageName
- * do: exactly one separator, with text on both sides (an ImageStreamTag name holds no `@` either).
- */
+/** Exactly one separator with text on both sides, as library-go parses the name (a tag's has no `@`). */
 function splitsInTwo(name: string, separator: ':' | '@'): boolean {
   if (separator === ':' && name.includes('@')) return false;
   const parts = name.split(separator);

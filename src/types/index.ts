@@ -11,10 +11,8 @@ export type { KubernetesStatus, ProblemKind, ProblemObject, ValidationProblem } 
  * A Kubernetes object as plain JSON.
  *
  * @example
- * ```ts
  * const objects: ocp.KubernetesObject[] = await ocp.process('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers', api });
  * for (const o of objects) console.log(o.kind, o.metadata?.name, o.metadata?.labels?.app);
- * ```
  */
 export interface KubernetesObject {
   apiVersion?: string;
@@ -36,11 +34,9 @@ export interface KubernetesObject {
  * `template.openshift.io/v1`. It is never modified.
  *
  * @example
- * ```ts
  * import { readFileSync } from 'node:fs';
  * const template = JSON.parse(readFileSync('worker-template.json', 'utf8')) as ocp.TemplateObject;
  * const objects = await ocp.process(template, { VM_NAME: 'w1' }, { namespace: 'workers', api });
- * ```
  */
 export interface TemplateObject extends KubernetesObject {
   kind: 'Template';
@@ -53,9 +49,7 @@ export interface TemplateObject extends KubernetesObject {
  * Template parameter overrides. Booleans become `"true"`/`"false"`, finite numbers their decimal text.
  *
  * @example
- * ```ts
  * const params: ocp.TemplateParameters = { VM_NAME: 'w1', REPLICAS: 3, DEBUG: false }; // sent as "3", "false"
- * ```
  */
 export type TemplateParameters = Readonly<Record<string, string | number | boolean>>;
 
@@ -65,9 +59,7 @@ export type TemplateParameters = Readonly<Record<string, string | number | boole
  * waits included (`OTC_RESPONSE_TIMEOUT`, `OTC_THROTTLED`).
  *
  * @example
- * ```ts
  * await ocp.get({ namespace: 'workers', resources: refs, api, requestTimeout: { connect: 5_000, read: 120_000 } });
- * ```
  */
 export type RequestTimeout = number | { readonly connect: number; readonly read: number };
 
@@ -75,9 +67,7 @@ export type RequestTimeout = number | { readonly connect: number; readonly read:
  * Where `connect()` takes credentials from, TLS verification and the default request timeout.
  *
  * @example
- * ```ts
  * const options: ocp.ConnectOptions = { kubeconfig: '/path/kubeconfig', context: 'dev', requestTimeout: 30_000 };
- * ```
  */
 export interface ConnectOptions {
   /** Path of a kubeconfig file. Default: `KUBECONFIG`'s files merged as kubectl does, else `~/.kube/config`. */
@@ -107,9 +97,7 @@ export interface ConnectOptions {
  * Options every operation takes.
  *
  * @example
- * ```ts
  * const common: ocp.CommonOptions = { namespace: 'workers', api, signal: AbortSignal.timeout(60_000) };
- * ```
  */
 export interface CommonOptions {
   /** Target namespace: where objects are rendered, applied, read and deleted. */
@@ -128,10 +116,8 @@ export interface CommonOptions {
  * Options of template-mode `process`, `get` and `delete`.
  *
  * @example
- * ```ts
  * const job: ocp.TemplateOptions = { namespace: 'workers', templateNamespace: 'infra', labels: { job: 'nightly' }, api };
  * await ocp.delete('worker-template', params, job);
- * ```
  */
 export interface TemplateOptions extends CommonOptions {
   /** Namespace of the stored Template. Default: `namespace`. Refused with a Template object. */
@@ -147,10 +133,8 @@ export interface TemplateOptions extends CommonOptions {
  * the first 404; `'null'` returns `null` in its place.
  *
  * @example
- * ```ts
  * const missing: ocp.Missing = 'null';
  * const live = await ocp.get({ namespace: 'workers', resources: refs, api, missing });
- * ```
  */
 export type Missing = 'error' | 'null';
 
@@ -158,9 +142,7 @@ export type Missing = 'error' | 'null';
  * Options of template-mode `get`.
  *
  * @example
- * ```ts
  * const options: ocp.GetOptions = { namespace: 'workers', templateNamespace: 'infra', missing: 'null', api };
- * ```
  */
 export interface GetOptions extends TemplateOptions {
   /** Default `'error'`; `'null'` returns one entry per object, `null` for those not found. */
@@ -171,9 +153,7 @@ export interface GetOptions extends TemplateOptions {
  * Options of `create`.
  *
  * @example
- * ```ts
  * const options: ocp.CreateOptions = { namespace: 'workers', api, fieldManager: 'nightly-jobs', dryRun: true };
- * ```
  */
 export interface CreateOptions extends TemplateOptions {
   /** Server-side apply field manager. Default `'mini-scheduler'`. */
@@ -198,9 +178,7 @@ export interface CreateOptions extends TemplateOptions {
  * How `create()` treats what the server's schema does not declare ({@link CreateOptions}).
  *
  * @example
- * ```ts
  * await ocp.create('redis-ephemeral', params, { namespace: 'workers', api, fieldValidation: 'Warn' });
- * ```
  */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -208,9 +186,7 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
  * How the server deletes dependents (`DeleteOptions.propagationPolicy`).
  *
  * @example
- * ```ts
  * await ocp.delete({ namespace: 'workers', resources: refs, api, propagationPolicy: 'Foreground' });
- * ```
  */
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
 
@@ -218,9 +194,7 @@ export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
  * Options of template-mode `delete`.
  *
  * @example
- * ```ts
  * const options: ocp.DeleteOptions = { namespace: 'workers', api, fieldManager: 'nightly-jobs', dryRun: true };
- * ```
  */
 export interface DeleteOptions extends TemplateOptions {
   /** Check the deletion without performing it; an `ImageStreamTag` or `ImageTag` is not sent (see `create`). */
@@ -241,11 +215,9 @@ export interface DeleteOptions extends TemplateOptions {
  * {@link ReferenceDeleteOptions} (`delete`): the objects are given, no Template is processed.
  *
  * @example
- * ```ts
  * const saved: ocp.ReferenceOptions = { namespace: 'workers', resources: refs, api };
  * const live = await ocp.get(saved);
  * await ocp.delete(saved);
- * ```
  */
 export interface ReferenceOptions extends CommonOptions {
   /** The objects to read or delete, e.g. the result of `create()`. */
@@ -260,9 +232,7 @@ export interface ReferenceOptions extends CommonOptions {
  * Options of reference-mode `get`.
  *
  * @example
- * ```ts
  * const options: ocp.ReferenceGetOptions = { namespace: 'workers', resources: refs, missing: 'null', api };
- * ```
  */
 export interface ReferenceGetOptions extends ReferenceOptions {
   /** Default `'error'`; `'null'` returns `null` for a ref not found, or whose live UID differs. */
@@ -273,9 +243,7 @@ export interface ReferenceGetOptions extends ReferenceOptions {
  * Options of reference-mode `delete`: each ref with a `uid` is deleted with that UID as a precondition.
  *
  * @example
- * ```ts
  * const options: ocp.ReferenceDeleteOptions = { namespace: 'workers', resources: refs, api, dryRun: true };
- * ```
  */
 export interface ReferenceDeleteOptions extends ReferenceOptions {
   dryRun?: boolean | undefined;
@@ -287,10 +255,8 @@ export interface ReferenceDeleteOptions extends ReferenceOptions {
  * HTTP/1.1 pool), its credentials and its discovery cache, shared by every operation given it.
  *
  * @example
- * ```ts
  * await using api: ocp.Connection = await ocp.connect();
  * await Promise.all(['w1', 'w2'].map((VM_NAME) => ocp.create('worker-template', { VM_NAME }, { namespace: 'workers', api })));
- * ```
  */
 export interface Connection {
   /** The API server URL. */

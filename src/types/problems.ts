@@ -8,10 +8,8 @@
  * `'server-set'` fields; every other kind is refused in every mode. New kinds may come in a minor release.
  *
  * @example
- * ```ts
  * const typing: ocp.ProblemKind[] = ['undeclared', 'server-set', 'type', 'keyed-list', 'conversion', 'no-type'];
  * const typingOnly = error.problems.every((p) => typing.includes(p.kind));
- * ```
  */
 export type ProblemKind =
   | 'argument'
@@ -38,9 +36,7 @@ export type ProblemKind =
  * The rendered object (or ref) a problem concerns: its `index` in `process()`'s output and what identity it has.
  *
  * @example
- * ```ts
  * const where = (o: ocp.ProblemObject): string => `#${o.index} ${o.kind ?? '?'}/${o.name ?? '?'}`;
- * ```
  */
 export interface ProblemObject {
   index: number;
@@ -54,9 +50,7 @@ export interface ProblemObject {
  * One problem of a `ValidationError`, structured: `problems[i]` is `issues[i]` as data.
  *
  * @example
- * ```ts
  * for (const p of error.problems) console.error(p.kind, p.object?.name, p.path ?? '', p.text);
- * ```
  */
 export interface ValidationProblem {
   /** Which kind of problem; see {@link ProblemKind}. */
@@ -73,10 +67,8 @@ export interface ValidationProblem {
  * A Kubernetes `Status` body, as the API server sends it with an error.
  *
  * @example
- * ```ts
  * const status: ocp.KubernetesStatus | undefined = error instanceof ocp.RequestError ? error.status : undefined;
  * for (const cause of status?.details?.causes ?? []) console.error(cause.field, cause.reason, cause.message);
- * ```
  */
 export interface KubernetesStatus {
   kind?: string;

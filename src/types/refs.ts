@@ -5,10 +5,8 @@ import type { ObjectIdentity } from './warnings.ts';
  * The identity of one object, as returned by `create()` and accepted by reference-mode `get()`/`delete()`.
  *
  * @example
- * ```ts
  * const ref: ocp.ResourceRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'workers', name: 'w1-config' };
  * const [config] = await ocp.get({ namespace: 'workers', resources: [ref], api });
- * ```
  */
 export interface ResourceRef extends ObjectIdentity {
   /** The object's UID; reference-mode `delete()` sends it as a precondition. */
@@ -23,10 +21,8 @@ export interface ResourceRef extends ObjectIdentity {
  * A ref from `create()`: `created` is always set.
  *
  * @example
- * ```ts
  * const refs: ocp.CreatedRef[] = await ocp.create('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers', api });
  * const takenOver = refs.filter((r) => !r.created);
- * ```
  */
 export interface CreatedRef extends ResourceRef {
   created: boolean;
@@ -36,10 +32,8 @@ export interface CreatedRef extends ResourceRef {
  * One object of a `delete()` result: its ref and what the delete did with it.
  *
  * @example
- * ```ts
  * const results: ocp.DeleteResult[] = await ocp.delete('worker-template', params, { ...job, api });
  * for (const r of results) if (r.deletion === 'left-alone') console.warn(r.name, r.reason, r.managers);
- * ```
  */
 export interface DeleteResult extends ResourceRef {
   /** `'relinquished'`: this manager gave up its fields and the object stays with `declarers`. */

@@ -13,12 +13,10 @@
  * New codes may be added in a minor release; treat one you do not know as informational.
  *
  * @example
- * ```ts
  * const onWarning: ocp.WarningHandler = (w) => {
  *   if (w.code === 'OTC_FIELD_DROPPED') metrics.increment('dropped', { path: w.path ?? '' });
  *   else console.warn(w.code, w.text);
  * };
- * ```
  */
 export type WarningCode =
   | 'OTC_SERVER_WARNING'
@@ -38,9 +36,7 @@ export type WarningCode =
  * The identity of one object as errors and warnings name it: group-version, kind, namespace and name.
  *
  * @example
- * ```ts
  * const about: ocp.ObjectIdentity = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'workers', name: 'w1-config' };
- * ```
  */
 export interface ObjectIdentity {
   apiVersion: string;
@@ -54,10 +50,8 @@ export interface ObjectIdentity {
  * of the library's own; `code` tells them apart. Secret values are `[redacted]` in its text.
  *
  * @example
- * ```ts
  * const log = (w: ocp.ServerWarning): void => console.warn(w.code, w.operation, w.target?.kind, w.target?.name, w.path, w.text);
  * await ocp.create('worker-template', params, { namespace: 'workers', api, onWarning: log });
- * ```
  */
 export interface ServerWarning {
   /** The server's text, as it wrote it, or the library's sentence (values it must not print are `[redacted]`). */
@@ -77,7 +71,6 @@ export interface ServerWarning {
  * `onWarning` replaces the Connection's; to keep both, call the Connection's from it.
  *
  * @example
- * ```ts
  * const onWarning: ocp.WarningHandler = (w) => console.warn(`[${w.operation}] ${w.code} ${w.target?.name ?? ''}: ${w.text}`);
  * const api = await ocp.connect({ onWarning });
  * const job: ocp.WarningHandler = (w) => {
@@ -85,6 +78,5 @@ export interface ServerWarning {
  *   if (w.code === 'OTC_NOT_OWNED') keptObjects.push(w.target);
  * };
  * await ocp.delete('worker-template', params, { namespace: 'workers', api, onWarning: job });
- * ```
  */
 export type WarningHandler = (warning: ServerWarning) => void;
