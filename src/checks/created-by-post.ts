@@ -1,6 +1,7 @@
 // The kinds server-side apply cannot create: the legacy authorization.openshift.io Role and
 // RoleBinding proxies answer an apply that would create one with 404 (docs/operations.md).
 import type { KubernetesStatus, ResourceRef } from '../types/index.ts';
+import { describeRef } from './refs.ts';
 const RESOURCES: Readonly<Record<string, string>> = {
   'authorization.openshift.io/v1 Role': 'roles',
   'authorization.openshift.io/v1 RoleBinding': 'rolebindings',
@@ -51,7 +52,7 @@ export function createdByPostText(
   dryRun: boolean,
 ): string {
   return (
-    `${ref.kind} "${ref.name}" in namespace "${ref.namespace}" ${dryRun ? 'would be created (dry run)' : 'was created'} ` +
+    `${describeRef(ref)} ${dryRun ? 'would be created (dry run)' : 'was created'} ` +
     `with a POST: openshift-apiserver cannot create ${ref.apiVersion} ${ref.kind} objects by server-side apply, which answered 404`
   );
 }

@@ -2,6 +2,8 @@
 // only the live cluster, not earlier objects of the batch), and which dry runs may be sent again.
 import { RequestError } from '../errors.ts';
 import type { KubernetesStatus, ResourceRef } from '../types/index.ts';
+import { groupOf } from './names.ts';
+import { describeRef } from './refs.ts';
 
 type Ref = Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'>;
 
@@ -73,8 +75,7 @@ const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io']);
  * dryRunResendable({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding' }); // true
  */
 export function dryRunResendable(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
-  const group = ref.apiVersion.includes('/') ? (ref.apiVersion.split('/')[0] ?? '') : '';
-  return !DRY_RUN_NOT_HONOURED.has(group);
+  return !DRY_RUN_NOT_HONOURED.has(groupOf(ref.apiVersion));
 }
 
 /**
@@ -103,7 +104,7 @@ export function unverifiedText(
   webhook: string,
 ): string {
   return (
-    `${ref.kind} "${ref.name}" in namespace "${ref.namespace}" is applied unverified: admission webhook "${webhook}" ` +
+    `${describeRef(ref)} is applied unverified: admission webhook "${webhook}" ` +
     'does not support dry run, so the dry run stopped there and the checks of that webhook and after it come at the write'
   );
 }
@@ -129,7 +130,7 @@ export function dryRunMayWrite(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): b
  */
 export function notDryRunText(ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'>): string {
   return (
-    `${ref.kind} "${ref.name}" in namespace "${ref.namespace}" is applied unverified: it is not dry-run, since ` +
+    `${describeRef(ref)} is applied unverified: it is not dry-run, since ` +
     `openshift-apiserver before openshift/openshift-apiserver#511 writes the image stream on a dry run of ${ref.apiVersion} ${ref.kind}`
   );
 }

@@ -124,21 +124,17 @@ function imageStreamProblem(name: string, namespace: string | undefined): string
   return undefined;
 }
 
+const RULE_SHAPES: Readonly<Record<Exclude<NameRule, 'path-segment' | 'image-stream'>, string>> = {
+  'dns1123-subdomain': 'a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters',
+  'dns1123-label': 'a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters',
+  'dns1035-label':
+    'a DNS-1035 label: starts with a lowercase letter; lowercase letters, digits and "-", at most 63 characters',
+  'image-stream-tag': 'STREAM:TAG: one ":" with text on both sides, no "@"',
+  'image-stream-image': 'STREAM@ID: one "@" with text on both sides',
+  'image-signature': 'IMAGE@SIGNATURE: one "@" with text on both sides',
+};
 function describeRule(rule: Exclude<NameRule, 'path-segment'>): string {
-  switch (rule) {
-    case 'dns1123-subdomain':
-      return 'is not a valid name for this kind (a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters)';
-    case 'dns1123-label':
-      return 'is not a valid name for this kind (a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters)';
-    case 'dns1035-label':
-      return 'is not a valid name for this kind (a DNS-1035 label: starts with a lowercase letter; lowercase letters, digits and "-", at most 63 characters)';
-    case 'image-stream':
-      return 'is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")';
-    case 'image-stream-tag':
-      return 'is not a valid name for this kind (STREAM:TAG: one ":" with text on both sides, no "@")';
-    case 'image-stream-image':
-      return 'is not a valid name for this kind (STREAM@ID: one "@" with text on both sides)';
-    case 'image-signature':
-      return 'is not a valid name for this kind (IMAGE@SIGNATURE: one "@" with text on both sides)';
-  }
+  if (rule === 'image-stream')
+    return 'is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")';
+  return `is not a valid name for this kind (${RULE_SHAPES[rule]})`;
 }

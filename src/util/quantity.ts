@@ -15,18 +15,7 @@ type QuantityFault = 'format' | 'suffix';
 const SUFFIX_LETTERS = 'eEinumkKMGTP';
 /** Binary suffixes by their power of 1024 (the quota sum writes its totals with them too). */
 export const BINARY: Readonly<Record<string, bigint>> = { Ki: 1n, Mi: 2n, Gi: 3n, Ti: 4n, Pi: 5n, Ei: 6n };
-const DECIMAL: Readonly<Record<string, number>> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  '': 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
+const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const INT64_MAX = 2n ** 63n - 1n;
 /** One, in the billionths quantities are summed in. */
 export const NANO = 1_000_000_000n;
