@@ -158,11 +158,14 @@ function checkMissing(missing: unknown, issues: Issues): void {
     issues.push(`missing must be "error" or "null", got ${describe(missing)}`);
 }
 
+function checkBooleans(options: Record<string, unknown>, keys: readonly string[], issues: Issues): void {
+  for (const key of keys)
+    if (options[key] !== undefined && typeof options[key] !== 'boolean')
+      issues.push(`${key} must be a boolean`);
+}
+
 function checkDeleteFlags(options: Record<string, unknown>, issues: Issues): void {
-  if (options.dryRun !== undefined && typeof options.dryRun !== 'boolean')
-    issues.push('dryRun must be a boolean');
-  if (options.adopt !== undefined && typeof options.adopt !== 'boolean')
-    issues.push('adopt must be a boolean');
+  checkBooleans(options, ['dryRun', 'adopt'], issues);
   const policy = options.propagationPolicy;
   if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
     issues.push('propagationPolicy must be "Foreground", "Background" or "Orphan"');
@@ -217,7 +220,7 @@ export function checkConnectOptions(options: unknown): Issues {
   if (options === undefined) return issues;
   if (!isRecord(options)) return [`options must be an object, got ${describe(options)}`];
   checkOptionKeys('connect', options, issues);
-  const { kubeconfig, context, inCluster, verifySsl, maxSockets, http2 } = options;
+  const { kubeconfig, context, inCluster, maxSockets } = options;
   if (kubeconfig !== undefined && (typeof kubeconfig !== 'string' || kubeconfig === ''))
     issues.push('kubeconfig must be a non-empty path');
   // Content where a path belongs would be quoted in "no such file" and may hold a token.
@@ -225,9 +228,7 @@ export function checkConnectOptions(options: unknown): Issues {
     issues.push('kubeconfig must be the path of a kubeconfig file, not its content (not repeated here)');
   if (context !== undefined && (typeof context !== 'string' || context === ''))
     issues.push('context must be a non-empty string');
-  if (inCluster !== undefined && typeof inCluster !== 'boolean') issues.push('inCluster must be a boolean');
-  if (verifySsl !== undefined && typeof verifySsl !== 'boolean') issues.push('verifySsl must be a boolean');
-  if (http2 !== undefined && typeof http2 !== 'boolean') issues.push('http2 must be a boolean');
+  checkBooleans(options, ['inCluster', 'verifySsl', 'http2'], issues);
   checkHandler(options.onWarning, issues);
   if (inCluster === true && (kubeconfig !== undefined || context !== undefined)) {
     issues.push('inCluster cannot be combined with kubeconfig or context');

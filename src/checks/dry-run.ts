@@ -1,30 +1,22 @@
-// The pre-flight's pure decisions: which dry-run refusals come from the batch itself (an object that
-// passes once an earlier object of the same Template exists), and which dry runs may be sent again.
-// A dry run sees only the live cluster, never the objects of the batch that would come before it
-// (kubernetes/kubernetes#83562, fluxcd/flux2#2772, fluxcd/kustomize-controller#748).
+// The pre-flight's pure decisions: which dry-run refusals come from the batch itself (a dry run sees
+// only the live cluster, not earlier objects of the batch), and which dry runs may be sent again.
 import { RequestError } from '../errors.ts';
-import type { KubernetesStatus } from '../types/index.ts';
-import type { ResourceRef } from '../types/index.ts';
+import type { KubernetesStatus, ResourceRef } from '../types/index.ts';
+import { groupOf } from './names.ts';
+import { describeRef } from './refs.ts';
 
 type Ref = Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'>;
 
 const ROLE_API_VERSIONS = ['rbac.authorization.k8s.io/v1', 'authorization.openshift.io/v1'];
 const ROLE_BINDINGS = ROLE_API_VERSIONS.map((apiVersion) => `${apiVersion} RoleBinding`);
 
-/**
- * The ServiceAccount admission plugin refuses a Pod whose ServiceAccount does not exist, naming it
- * (kubernetes plugin/pkg/admission/serviceaccount/admission.go: "error looking up service account").
- */
+/** The ServiceAccount admission plugin's refusal of a Pod whose ServiceAccount does not exist. */
 const SERVICE_ACCOUNT_MISSING =
   /error looking up service account ([^/\s]+)\/([^:\s]+): serviceaccount "[^"]*" not found/;
 
 /**
- * The Role a RoleBinding's refusal says is missing: RBAC's escalation check reads the bound Role
- * for a caller without `bind` (kubernetes pkg/registry/rbac/rolebinding/policybased/storage.go)
- * and answers its NotFound. kube-apiserver 1.34 words it in the binding's resource, naming the
- * Role (`rolebindings.rbac.authorization.k8s.io "ROLE" not found`, details.name the Role's), as
- * openshift-apiserver's legacy proxy relabels it too (registry/wrapper.go syncStatusError); the
- * binding's own name there would be the binding itself missing.
+ * The Role a RoleBinding's 404 names (RBAC's escalation check, possibly worded in the binding's
+ * resource); the binding's own name there would be the binding itself missing.
  */
 function missingRole(refused: Ref, status: KubernetesStatus | undefined): string | undefined {
   const details = status?.details;
@@ -38,9 +30,8 @@ function missingRole(refused: Ref, status: KubernetesStatus | undefined): string
 }
 
 /**
- * The earlier object of the batch whose absence the server's refusal of `refused` names, when there
- * is one: a Pod's ServiceAccount (403) or a RoleBinding's Role (404). A prerequisite that comes later
- * in rendered order is not one: the real writes would be refused too.
+ * The earlier object of the batch whose absence the refusal names: a Pod's ServiceAccount (403) or a
+ * RoleBinding's Role (404). A later one is not: the real writes would be refused too.
  *
  * @example
  * const sa = { apiVersion: 'v1', kind: 'ServiceAccount', name: 'runner', namespace: 'workers' };
@@ -72,19 +63,11 @@ export function batchPrerequisite(
   return undefined;
 }
 
-/**
- * API groups whose storages have not always honoured `dryRun` (a dry run there may have written):
- * openshift-apiserver's image API before openshift/openshift-apiserver#511. The legacy
- * authorization.openshift.io proxies pass the request's options on to kube-apiserver's RBAC
- * storage in every release the library supports (4.16 and later): they do since release-4.5
- * (openshift-apiserver commit 0f195757e; release-4.4's role/proxy.go and rolebinding/proxy.go
- * called `client.Create(obj)` and `client.Update(obj)` without options).
- */
+/** API groups whose storages have not always honoured `dryRun` (docs/requirements.md). */
 const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io']);
 
 /**
- * Whether a dry run of this kind whose connection was lost may be sent once more: only where the
- * server's storage is known to write nothing on a dry run.
+ * Whether a dry run whose connection was lost may be sent again: only where it is known to write nothing.
  *
  * @example
  * dryRunResendable({ apiVersion: 'v1', kind: 'ConfigMap' }); // true
@@ -92,16 +75,12 @@ const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io']);
  * dryRunResendable({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding' }); // true
  */
 export function dryRunResendable(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
-  const group = ref.apiVersion.includes('/') ? (ref.apiVersion.split('/')[0] ?? '') : '';
-  return !DRY_RUN_NOT_HONOURED.has(group);
+  return !DRY_RUN_NOT_HONOURED.has(groupOf(ref.apiVersion));
 }
 
 /**
- * The webhook a dry run's 400 names when that webhook does not support dry runs: its
- * `sideEffects` are neither None nor NoneOnDryRun, as webhooks created through v1beta1 may still
- * be on clusters upgraded since (k8s.io/apiserver pkg/admission/plugin/webhook/errors
- * statuserror.go, NewDryRunUnsupportedErr). The object itself is not refused: its dry run could
- * not be made.
+ * The webhook a dry run's 400 names as not supporting dry runs (its `sideEffects`): the object itself
+ * is not refused, its dry run could not be made.
  *
  * @example
  * dryRunUnsupportedBy(400, { kind: 'Status', message: 'admission webhook "audit.example.com" does not support dry run' }); // 'audit.example.com'
@@ -125,22 +104,16 @@ export function unverifiedText(
   webhook: string,
 ): string {
   return (
-    `${ref.kind} "${ref.name}" in namespace "${ref.namespace}" is applied unverified: admission webhook "${webhook}" ` +
+    `${describeRef(ref)} is applied unverified: admission webhook "${webhook}" ` +
     'does not support dry run, so the dry run stopped there and the checks of that webhook and after it come at the write'
   );
 }
 
-/**
- * Kinds whose storage acted on a dry run before openshift/openshift-apiserver#511 (May 2025,
- * backported to 4.16-4.19): an ImageStreamTag's or ImageTag's create and update wrote their image
- * stream with fresh options, so a dry run changed the stream (pkg/image/apiserver/registry/
- * imagestreamtag/rest.go, imagetag/rest.go). The server's version does not say whether it has the
- * fix, so create() never dry-runs them.
- */
+/** Kinds whose dry run wrote their image stream on some servers, which their version does not tell apart. */
 const DRY_RUN_WRITES = new Set(['image.openshift.io/v1 ImageStreamTag', 'image.openshift.io/v1 ImageTag']);
 
 /**
- * Whether a dry run of this kind may have written on some servers, so that it is not sent.
+ * Whether a dry run of this kind may write on some servers, so that it is not sent.
  *
  * @example
  * dryRunMayWrite({ apiVersion: 'image.openshift.io/v1', kind: 'ImageStreamTag' }); // true
@@ -157,16 +130,14 @@ export function dryRunMayWrite(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): b
  */
 export function notDryRunText(ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'>): string {
   return (
-    `${ref.kind} "${ref.name}" in namespace "${ref.namespace}" is applied unverified: it is not dry-run, since ` +
+    `${describeRef(ref)} is applied unverified: it is not dry-run, since ` +
     `openshift-apiserver before openshift/openshift-apiserver#511 writes the image stream on a dry run of ${ref.apiVersion} ${ref.kind}`
   );
 }
 
 /**
- * A dry run the server answered with a refusal stored nothing, whatever the answer (a 500 of a
- * conversion included, as the legacy RBAC proxy's `invalid kind for origin subject`): its outcome
- * is `'refused'`. Only kinds whose storage honours dry runs are sent one (dryRunMayWrite). With
- * `cause`, the same refusal with that cause (what was found about it since).
+ * A dry run the server answered with any refusal (a 500 included) stored nothing: its outcome is
+ * `'refused'`; with `cause`, what was found about it since.
  *
  * @example
  * refusedDryRun(error).outcome; // 'refused' when the server answered

@@ -1,6 +1,5 @@
-// Label syntax, as the API server checks it (kubernetes/apimachinery pkg/util/validation,
-// IsQualifiedName for keys and IsValidLabelValue for values), so a bad label is refused before
-// any request instead of by the server half-way through a create.
+// Label syntax as apimachinery checks it, so a bad label is refused before any request rather than
+// half-way through a create.
 import { isRecord } from '../util/json.ts';
 
 const NAME_MAX = 63;

@@ -33,9 +33,7 @@ const SPECIAL_RULES: Readonly<Record<string, NameRule>> = {
   'authorization.openshift.io/ClusterRole': 'path-segment',
   'authorization.openshift.io/ClusterRoleBinding': 'path-segment',
   'template.openshift.io/Template': 'path-segment',
-  // openshift-apiserver pkg/image/apis/image/validation: every image.openshift.io name is a path
-  // segment; these kinds add a shape (their REST storage splits the name, and a 400 answers one that
-  // does not split). Image and ImageStreamMapping are path segments only.
+  // Every image.openshift.io name is a path segment; these kinds' storages also split it.
   'image.openshift.io/ImageStream': 'image-stream',
   'image.openshift.io/ImageStreamImport': 'image-stream',
   'image.openshift.io/ImageStreamTag': 'image-stream-tag',
@@ -82,10 +80,7 @@ function pathSegmentProblem(name: string): string | undefined {
   return undefined;
 }
 
-/**
- * Splits `name` at `separator` as library-go's ParseImageStreamTagName and ParseImageStreamImageName
- * do: exactly one separator, with text on both sides (an ImageStreamTag name holds no `@` either).
- */
+/** Exactly one separator with text on both sides, as library-go parses the name (a tag's has no `@`). */
 function splitsInTwo(name: string, separator: ':' | '@'): boolean {
   if (separator === ':' && name.includes('@')) return false;
   const parts = name.split(separator);
@@ -129,21 +124,17 @@ function imageStreamProblem(name: string, namespace: string | undefined): string
   return undefined;
 }
 
+const RULE_SHAPES: Readonly<Record<Exclude<NameRule, 'path-segment' | 'image-stream'>, string>> = {
+  'dns1123-subdomain': 'a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters',
+  'dns1123-label': 'a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters',
+  'dns1035-label':
+    'a DNS-1035 label: starts with a lowercase letter; lowercase letters, digits and "-", at most 63 characters',
+  'image-stream-tag': 'STREAM:TAG: one ":" with text on both sides, no "@"',
+  'image-stream-image': 'STREAM@ID: one "@" with text on both sides',
+  'image-signature': 'IMAGE@SIGNATURE: one "@" with text on both sides',
+};
 function describeRule(rule: Exclude<NameRule, 'path-segment'>): string {
-  switch (rule) {
-    case 'dns1123-subdomain':
-      return 'is not a valid name for this kind (a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters)';
-    case 'dns1123-label':
-      return 'is not a valid name for this kind (a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters)';
-    case 'dns1035-label':
-      return 'is not a valid name for this kind (a DNS-1035 label: starts with a lowercase letter; lowercase letters, digits and "-", at most 63 characters)';
-    case 'image-stream':
-      return 'is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")';
-    case 'image-stream-tag':
-      return 'is not a valid name for this kind (STREAM:TAG: one ":" with text on both sides, no "@")';
-    case 'image-stream-image':
-      return 'is not a valid name for this kind (STREAM@ID: one "@" with text on both sides)';
-    case 'image-signature':
-      return 'is not a valid name for this kind (IMAGE@SIGNATURE: one "@" with text on both sides)';
-  }
+  if (rule === 'image-stream')
+    return 'is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")';
+  return `is not a valid name for this kind (${RULE_SHAPES[rule]})`;
 }

@@ -1,7 +1,5 @@
-// Who owns a live object: the library's own label names the field manager that applied it (every
-// object create() applies carries it), and metadata.managedFields show who else declares it. The
-// rule a template-mode delete and create()'s adoption check follow, so that a replay deletes only
-// what its own field manager made, gives up what another also wants, and leaves the rest.
+// Who owns a live object (the owner label, then managedFields): the rule by which a replay deletes
+// only what its field manager made and create() checks adoption (docs/ownership.md).
 import { createHash } from 'node:crypto';
 import { OperationError, RequestError } from '../errors.ts';
 import type { DeleteResult, ResourceRef } from '../types/index.ts';
@@ -19,11 +17,8 @@ import { describeRef } from './refs.ts';
 export const OWNER_LABEL = 'openshift-template-client/field-manager';
 
 /**
- * The owner label's value for a field manager: the manager itself when it is a valid label value
- * (at most 63 alphanumerics, `-`, `_`, `.`, alphanumeric at both ends), else `sha256-` and the
- * first 40 hex digits of the SHA-256 of its UTF-8 bytes. A field manager may be any string of up
- * to 128 characters, a label value may not; the digest keeps such managers apart, as a cut or a
- * substitution of the characters would not.
+ * The owner label's value: the field manager when it is a valid label value, else `sha256-` and 40
+ * hex digits of its digest, which keeps managers apart as a cut would not.
  *
  * @example
  * ownerLabelValue('mini-scheduler'); // 'mini-scheduler'
@@ -35,8 +30,7 @@ export function ownerLabelValue(fieldManager: string): string {
 }
 
 /**
- * A copy of a rendered object with the owner label set (the library's value replaces one the
- * Template gave), every other key kept as it was.
+ * A copy of a rendered object with the owner label set over one the Template gave.
  *
  * @example
  * const body = withOwnerLabel(object, 'mini-scheduler');
@@ -53,17 +47,14 @@ export function withOwnerLabel(
   };
 }
 
-/** The owner label's value on a live object, `undefined` on one without it (applied before it). */
+/** The owner label's value on a live object, if any. */
 function ownerLabelOf(object: unknown): string | undefined {
   const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
   const value = isRecord(metadata.labels) ? metadata.labels[OWNER_LABEL] : undefined;
   return typeof value === 'string' ? value : undefined;
 }
 
-/**
- * The kinds whose storage keeps no labels of their own (an ImageStreamTag's are the tag's in the
- * image stream, an ImageTag's likewise): `create()` does not refuse to take over an existing one.
- */
+/** Kinds whose labels live in their image stream: create() does not refuse to take one over. */
 const UNLABELLED = new Set(['image.openshift.io/v1 ImageStreamTag', 'image.openshift.io/v1 ImageTag']);
 
 /**
@@ -76,13 +67,7 @@ export function adoptionChecked(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): 
   return !UNLABELLED.has(`${ref.apiVersion} ${ref.kind}`);
 }
 
-/**
- * The field managers of client tools that make an object by hand and record it as an Update:
- * kubectl's create, edit, replace and client-side apply (oc runs the same commands under the same
- * names), and `oc` itself, the name kube-apiserver gives an oc command that sends no field
- * manager (the first word of its User-Agent). An Update entry of one of these declares the object;
- * a controller's Update entry does not.
- */
+/** Client tools whose Update entry declares an object, as a controller's does not (`oc`: its User-Agent). */
 const CLIENT_TOOL_MANAGERS: readonly string[] = [
   'kubectl-client-side-apply',
   'kubectl-create',
@@ -95,7 +80,7 @@ const CLIENT_TOOL_MANAGERS: readonly string[] = [
 type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
 
 /**
- * The object's managedFields entries in the server's order; malformed entries are skipped.
+ * The object's managedFields entries in the server's order, malformed ones skipped.
  *
  * @example
  * managersOf(live).map((m) => m.manager); // ['mini-scheduler', 'kube-controller-manager']
@@ -118,8 +103,7 @@ export function managersOf(object: unknown): ManagerEntry[] {
 }
 
 /**
- * Whether the live object is the job's own: its owner label names `fieldManager`; on an object
- * without the label (applied before it), an entry of `fieldManager` as {@link ownedBy} reads it.
+ * Whether the live object is the job's own: by its owner label, else as {@link ownedBy} reads its entries.
  *
  * @example
  * if (isMine(live, 'mini-scheduler', ref)) console.log('the job made it');
@@ -135,9 +119,7 @@ export function isMine(
 }
 
 /**
- * The other managers that declare the object, so that deleting it would take what they want: an
- * Apply entry of another manager, or an Update entry of a client tool ({@link CLIENT_TOOL_MANAGERS}),
- * for the main resource. Each named once, in the server's order.
+ * The other managers that declare the main resource (an Apply, or a client tool's Update), each once.
  *
  * @example
  * otherDeclarers(managersOf(live), 'mini-scheduler'); // ['kubectl-create']
@@ -153,9 +135,7 @@ export function otherDeclarers(managers: readonly ManagerEntry[], fieldManager: 
 }
 
 /**
- * The mark of the manager a live object was applied by when that is not `fieldManager`: its owner
- * label, or on an object without the label the one manager with an Apply entry. `undefined` when
- * the object is the job's own or carries no such single mark.
+ * The mark (owner label, else the sole Apply entry) of another manager that applied the object.
  *
  * @example
  * foreignMark(live, 'mini-scheduler', ref); // 'my-scheduler'
@@ -176,12 +156,7 @@ export function foreignMark(
   return applied.size === 1 ? ownerLabelValue([...applied][0] ?? '') : undefined;
 }
 
-/**
- * Whether `fieldManager` owns the object: an entry of it for the main resource, made by an apply
- * (or by the POST `create()` falls back to where an apply cannot create the kind). An entry of a subresource (a
- * status write) does not count; other managers beside it (controllers co-own most workloads) do not
- * matter. The evidence for objects from before the owner label.
- */
+/** For objects from before the owner label: an Apply entry of `fieldManager` on the main resource. */
 function ownedBy(
   managers: readonly ManagerEntry[],
   fieldManager: string,
@@ -204,7 +179,7 @@ function listed(managers: readonly ManagerEntry[]): string {
 }
 
 /**
- * What a delete says about an object it left alone because another made it.
+ * What a delete says of an object it left alone because another made it.
  *
  * @example
  * notOwnedText(ref, 'mini-scheduler', live); // 'left ConfigMap "x" in namespace "y" alone: ...'
@@ -224,8 +199,7 @@ function evidence(live: unknown): string {
 }
 
 /**
- * Why create() refuses to take over an existing object (OTC_NOT_ADOPTED), or, `adopted`, what it
- * took over.
+ * Why create() refuses to take over an existing object, or, `adopted`, what it took over.
  *
  * @example
  * notAdoptedText('mini-scheduler', live); // 'the object exists and field manager ... does not manage it ...'
@@ -269,11 +243,8 @@ const identity = (ref: ResourceRef): Pick<ResourceRef, 'apiVersion' | 'kind' | '
 });
 
 /**
- * The refusal of a replay that found the signature of a job created under another field manager:
- * every target exists (`lives`: the read objects, `null` for a 404, `undefined` for a failed read)
- * and carries the mark of one and the same other manager, none of this one. Deleting nothing is
- * then right (none is this manager's), but resolving would hide the forgotten `fieldManager`.
- * `undefined` for anything else, which resolves with the results.
+ * The refusal of a replay whose every target carries the mark of one other manager (`lives`: `null`
+ * for a 404, `undefined` for a failed read): resolving would hide the forgotten `fieldManager`.
  *
  * @example
  * const refused = wrongManagerError(refs, lives, 'mini-scheduler');
@@ -306,8 +277,7 @@ export function wrongManagerError(
 }
 
 /**
- * The failure of a replay's target whose resourceVersion changed before every DELETE: the first,
- * and one after each of `rereads` reads. Nothing was deleted.
+ * The failure of a target whose resourceVersion changed before every DELETE (`rereads` + 1).
  *
  * @example
  * throw stillChangingError(ref, 3, conflict);

@@ -1,25 +1,13 @@
-// The batch's sum against the namespace's ResourceQuotas. kube-apiserver checks quota per request
-// and charges it only on real writes (k8s.io/apiserver pkg/admission/plugin/resourcequota/
-// controller.go: a dry run's usage is never recorded), so N objects that each fit pass N dry runs
-// even when together they do not. Only what the library can count from the rendered objects is
-// summed: object counts (`count/<resource>[.<group>]` and the legacy names), Service node ports and
-// load balancers, and PVC storage requests (kubernetes pkg/quota/v1/evaluator/core), each as
-// kube-apiserver's evaluators count a new object. A quota with scopes constrains Pods by their
-// class, which a rendered object does not settle: it is skipped. The sum is exact, so a refusal,
-// over the objects whose dry run said they would be created; objects whose creation the wave could
-// not verify (applied unverified, or deferred) make it an estimate, so only a warning. The
-// verdict here is pure: create()'s pre-flight (src/operations/preflight.ts) reads the quotas and tells it.
+// The batch's sum against the namespace's ResourceQuotas: quota is checked per request and charged
+// only on writes, so N objects may each pass a dry run that together exceed it (docs/preflight.md).
 import { type OperationFailure, RequestError } from '../errors.ts';
 import type { ResourceRef } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
-import { quantityNanos, readQuantity } from '../util/quantity.ts';
+import { BINARY, NANO, quantityNanos, readQuantity } from '../util/quantity.ts';
 import { groupOf } from './names.ts';
 import { describeRef } from './refs.ts';
 
-/**
- * An object the batch would create: its group, resource (plural) and rendered body; `unsure` when
- * no dry run said it would be created (it may exist already).
- */
+/** An object the batch would create; `unsure` when no dry run said it would be created. */
 export interface Planned {
   group: string;
   resource: string;
@@ -27,19 +15,15 @@ export interface Planned {
   unsure?: boolean;
 }
 
-/** One resource a quota cannot take the batch's need of. */
-export interface QuotaExcess {
+interface QuotaExcess {
   resource: string;
   hard: string;
   used: string;
   need: string;
 }
 
-/**
- * A quota the batch exceeds, by name, with every resource it exceeds. `first` (an index into the
- * planned objects) is set when the sum is exact: the first object in rendered order past the limit.
- */
-export interface ExceededQuota {
+/** `first`, set when the sum is exact, indexes the first planned object past the limit. */
+interface ExceededQuota {
   quota: string;
   excess: QuotaExcess[];
   first?: number;
@@ -56,12 +40,9 @@ const LEGACY_COUNTS = new Set([
   'resourcequotas',
 ]);
 const STORAGE_CLASS = '.storageclass.storage.k8s.io/';
-const NANO = 1_000_000_000n;
-const BINARY: Readonly<Record<string, bigint>> = { Ki: 1n, Mi: 2n, Gi: 3n, Ti: 4n, Pi: 5n, Ei: 6n };
 
 /**
- * A Kubernetes quantity (`5`, `1Gi`, `500M`, `1.5e3`, `250m`) in billionths, rounded up as
- * apimachinery's resource.Quantity rounds; `undefined` for what is not one.
+ * A Kubernetes quantity in billionths, rounded up as resource.Quantity rounds; `undefined` for what is not one.
  *
  * @example
  * parseQuantity('1Ki'); // 1024000000000n
@@ -88,7 +69,7 @@ const field = (value: unknown, ...path: string[]): unknown =>
 
 const isCore = (p: Planned, resource: string): boolean => p.group === '' && p.resource === resource;
 
-/** What one created object adds to a quota resource, in billionths (a count of one is 10^9). */
+/** What one created object adds to a quota resource, in billionths. */
 function usageOf(name: string, p: Planned): bigint {
   if (name.startsWith('count/')) {
     const [resource = '', ...group] = name.slice('count/'.length).split('.');
@@ -97,7 +78,7 @@ function usageOf(name: string, p: Planned): bigint {
   if (LEGACY_COUNTS.has(name)) return isCore(p, name) ? NANO : 0n;
   if (isCore(p, 'services')) return serviceUsage(name, p.object);
   if (!isCore(p, 'persistentvolumeclaims')) return 0n;
-  // Counted in whole bytes, as the evaluator rounds a request up (kubernetes#94313).
+  // Counted in whole bytes, as the evaluator rounds a request up.
   const requested = parseQuantity(field(p.object, 'spec', 'resources', 'requests', 'storage')) ?? 0n;
   const storage = ((requested + NANO - 1n) / NANO) * NANO;
   if (name === 'requests.storage') return storage;
@@ -108,10 +89,7 @@ function usageOf(name: string, p: Planned): bigint {
   return what === 'persistentvolumeclaims' ? NANO : 0n;
 }
 
-/**
- * A Service's node ports and load balancer (services.go, Usage): every port of a NodePort or
- * LoadBalancer Service, but only ports that name a nodePort when a LoadBalancer allocates none.
- */
+/** A LoadBalancer that allocates no node ports counts only the ports that name one (services.go). */
 function serviceUsage(name: string, service: unknown): bigint {
   const type = field(service, 'spec', 'type');
   const ports = field(service, 'spec', 'ports');
@@ -128,7 +106,7 @@ function serviceUsage(name: string, service: unknown): bigint {
   return BigInt(counted.length) * NANO;
 }
 
-/** A claim's class as quota charges it: the beta annotation first (component-helpers GetPersistentVolumeClaimClass). */
+/** The beta annotation first, as quota charges a claim's class. */
 function storageClassOf(claim: unknown): unknown {
   const annotation = field(claim, 'metadata', 'annotations', 'volume.beta.kubernetes.io/storage-class');
   return annotation ?? field(claim, 'spec', 'storageClassName');
@@ -143,10 +121,7 @@ export function summed(name: string): boolean {
   return at > 0 && (what === 'requests.storage' || what === 'persistentvolumeclaims');
 }
 
-/**
- * What one quota cannot take: the resources whose exact sum exceeds it, with the first object past
- * the limit, else those that only the estimate with the unsure objects exceeds.
- */
+/** The resources the exact sum exceeds, with the first object past the limit, else those the estimate does. */
 function excessOf(quota: unknown, planned: readonly Planned[]): Omit<ExceededQuota, 'quota'> {
   const hard = field(quota, 'status', 'hard');
   const used = field(quota, 'status', 'used');
@@ -178,8 +153,7 @@ function excessOf(quota: unknown, planned: readonly Planned[]): Omit<ExceededQuo
 }
 
 /**
- * The quotas (items of a ResourceQuotaList) that the objects the batch would create exceed
- * together, against `status.hard - status.used`; `first` on those the exact sum exceeds.
+ * The quotas (ResourceQuotaList items) the batch exceeds together; `first` where the sum is exact.
  *
  * @example
  * const quota = { metadata: { name: 'q' }, spec: {}, status: { hard: { configmaps: '2' }, used: { configmaps: '1' } } };
@@ -199,14 +173,8 @@ export function exceededQuotas(quotas: readonly unknown[], planned: readonly Pla
   return exceeded;
 }
 
-/**
- * What a quota the batch exceeds is told with: a refusal where the sum is exact (`first` set),
- * else a warning; each resource with its hard limit, its use and the batch's need.
- *
- * @example
- * quotaText('workers', { quota: 'q', excess: [{ resource: 'configmaps', hard: '2', used: '1', need: '2' }], first: 1 });
- */
-export function quotaText(namespace: string, { quota, excess, first }: ExceededQuota): string {
+/** A refusal's text where the sum is exact (`first` set), else a warning's. */
+function quotaText(namespace: string, { quota, excess, first }: ExceededQuota): string {
   const each = excess.map((e) => `${e.resource} needs ${e.need} where ${e.used} of ${e.hard} are used`);
   const exceeded = `ResourceQuota "${quota}" in namespace "${namespace}" is exceeded by the batch: ${each.join('; ')}`;
   if (first !== undefined)
@@ -223,14 +191,12 @@ export function quotaText(namespace: string, { quota, excess, first }: ExceededQ
 /** The namespace's ResourceQuotas as listed, or why they could not be. */
 export type QuotaRead = { items: unknown[] } | { unread: string };
 
-/** A warning of the quota check, by its code. */
-export interface QuotaWarning {
+interface QuotaWarning {
   code: 'OTC_QUOTA_EXCEEDED_BY_BATCH' | 'OTC_QUOTA_UNCHECKED';
   text: string;
 }
 
-/** An object the wave said would be created: its ref, resource and body; `unsure` as in Planned. */
-export interface QuotaTarget {
+interface QuotaTarget {
   ref: ResourceRef;
   resource: string;
   object: unknown;
@@ -238,9 +204,8 @@ export interface QuotaTarget {
 }
 
 /**
- * The batch's quota verdict against the quotas read (texts through `redact`): one failure per quota the exact sum exceeds,
- * on the first object past its limit in rendered order (`OTC_QUOTA_EXCEEDED`, outcome
- * `'refused'`: nothing is written), and the warning texts of quotas only the estimate exceeds.
+ * One `OTC_QUOTA_EXCEEDED` refusal per quota the exact sum exceeds, on the first object past it, and
+ * warnings for those only the estimate exceeds (texts through `redact`).
  *
  * @example
  * const cm = { ref: { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'ns' }, resource: 'configmaps', object: {}, unsure: false };

@@ -5,12 +5,9 @@ import type { KubernetesObject, TemplateParameters } from '../types/index.ts';
 import { parameterText } from './parameters.ts';
 
 /**
- * A core v1 Secret with `stringData` folded into base64 `data` (UTF-8; `stringData` wins on a
- * collision), on a copy, as kube-apiserver folds it (kubernetes `pkg/apis/core/v1/conversion.go`
- * Convert_v1_Secret_To_core_Secret, after the value was converted into a `map[string]string`, where
- * `null` is the empty string). Server-side apply never removes a key that only `stringData` carried.
- * A value that is neither a string nor null is never turned into text: the Secret is left as it
- * is, for typing (or, untyped, the server) to refuse.
+ * A copy of a core v1 Secret with `stringData` folded into base64 `data` as kube-apiserver folds it
+ * (`stringData` wins, `null` is empty), so that no key survives only there. A value that is neither
+ * a string nor null leaves the Secret as it is, for typing or the server to refuse.
  *
  * @example
  * normalizeSecret({ apiVersion: 'v1', kind: 'Secret', stringData: { user: 'app', empty: null } });
@@ -29,42 +26,34 @@ export function normalizeSecret(object: KubernetesObject): KubernetesObject {
   return { ...rest, data: Object.fromEntries([...data, ...folded]) };
 }
 
-/** The values of every Secret among the objects, raw and base64: what no error may repeat. */
-export function secretValues(objects: readonly unknown[]): string[] {
-  const values: string[] = [];
-  for (const object of objects) {
-    if (!isRecord(object) || object.kind !== 'Secret') continue;
-    for (const field of ['data', 'stringData']) {
-      const map = object[field];
-      if (!isRecord(map)) continue;
-      for (const value of Object.values(map)) {
-        if (typeof value !== 'string') continue;
-        values.push(value);
-        if (field === 'data') values.push(Buffer.from(value, 'base64').toString('utf8'));
-        else values.push(Buffer.from(value, 'utf8').toString('base64'));
-      }
-    }
-  }
-  return values;
-}
-
-const PARAMETER_REFERENCE = /\$\{\{?([a-zA-Z0-9_]+)\}?\}/g;
-
-function secretStrings(objects: readonly unknown[]): string[] {
+/** Each string value of the Secrets' `data` and `stringData`, with its field. */
+function secretStrings(objects: readonly unknown[]): [field: string, value: string][] {
   return objects
     .filter((o) => isRecord(o) && o.kind === 'Secret')
     .flatMap((secret) =>
       ['data', 'stringData'].flatMap((field) => {
         const map = (secret as Record<string, unknown>)[field];
-        return isRecord(map) ? Object.values(map).filter((v): v is string => typeof v === 'string') : [];
+        const values = isRecord(map) ? Object.values(map) : [];
+        return values.filter((v) => typeof v === 'string').map((v): [string, string] => [field, v]);
       }),
     );
 }
 
+/** The values of every Secret among the objects, raw and base64: what no error may repeat. */
+export function secretValues(objects: readonly unknown[]): string[] {
+  return secretStrings(objects).flatMap(([field, value]) => [
+    value,
+    field === 'data'
+      ? Buffer.from(value, 'base64').toString('utf8')
+      : Buffer.from(value, 'utf8').toString('base64'),
+  ]);
+}
+
+const PARAMETER_REFERENCE = /\$\{\{?([a-zA-Z0-9_]+)\}?\}/g;
+
 /**
- * The values that count as secret before rendering: those of parameters the stored Template feeds
- * into Secret `data`/`stringData`, and of parameters it would generate (passwords, keys), whether
- * given by the caller or the Template's default. Every other value (names, flags) stays readable.
+ * The values secret before rendering, the caller's or the default: of parameters the stored Template
+ * feeds into Secret data, and of those it would generate. Every other value stays readable.
  */
 export function secretParameterValues(
   stored: Record<string, unknown>,
@@ -73,7 +62,7 @@ export function secretParameterValues(
   const declared = Array.isArray(stored.parameters) ? (stored.parameters as unknown[]).filter(isRecord) : [];
   const objects = Array.isArray(stored.objects) ? (stored.objects as unknown[]) : [];
   const secret = new Set<string>();
-  for (const text of secretStrings(objects)) {
+  for (const [, text] of secretStrings(objects)) {
     for (const match of text.matchAll(PARAMETER_REFERENCE)) if (match[1]) secret.add(match[1]);
   }
   for (const p of declared) {

@@ -1,42 +1,22 @@
-// What a warning is, for a program: the server's own (`Warning: 299`) and the library's, each with
-// a stable code, the object it is about and, for a field, its path. A leaf, as index.ts is.
+// What a warning is, for a program: a stable code, the object it is about, a field's path.
 
 /**
- * What a {@link ServerWarning} is about, so a program can act on it without reading its text:
- * - `'OTC_SERVER_WARNING'`: the API server's own warning (`Warning: 299`), its text as written;
- * - `'OTC_FIELD_DROPPED'`: `create()` under `fieldValidation: 'Warn'` removed a field from the copy
- *   it applies (`path`): one the server's schema does not declare, or server-set metadata;
- * - `'OTC_APPLIED_UNTYPED'`: `create()` applies objects of a group-version (or kind) without typing
- *   them first, because the server publishes no schema for them (once per Connection);
- * - `'OTC_CREATED_BY_POST'`: `create()` created a legacy `authorization.openshift.io` Role or
- *   RoleBinding with a POST, because its apply cannot create one;
- * - `'OTC_NAMESPACE_ABSENT'`: a template-mode `delete()` into a namespace that does not exist;
- *   nothing was deleted;
- * - `'OTC_NOT_OWNED'`: a template-mode `delete()` left an object alone that its field manager did
- *   not apply;
- * - `'OTC_REPLACED'`: a template-mode `delete()` left an object alone that was replaced (another
- *   UID) since it was read;
- * - `'OTC_DRY_RUN_UNVERIFIED'`: `create()`'s pre-flight could not verify an object (a webhook that
- *   does not support dry runs, or an image kind it does not dry-run); it is applied unverified;
- * - `'OTC_QUOTA_EXCEEDED_BY_BATCH'`: every object fits the namespace's ResourceQuota, but the
- *   batch may not, by a sum that counts objects no dry run settled (where the sum is exact, the
- *   pre-flight refuses with `OTC_QUOTA_EXCEEDED` instead); the write past it will be refused;
- * - `'OTC_QUOTA_UNCHECKED'`: the namespace's ResourceQuotas could not be read (`list
- *   resourcequotas` is optional), so the batch's sum was not checked;
- * - `'OTC_ADOPTED'`: `create()` under `adopt: true` takes over an existing object its field
- *   manager did not manage;
- * - `'OTC_NOT_RELINQUISHED'`: a template-mode `delete()` left an object another manager also
- *   declares alone, because the apply that gives up this manager's fields was refused.
+ * What a {@link ServerWarning} is about (docs/errors.md has each one's cause):
+ * `'OTC_SERVER_WARNING'` the API server's own (`Warning: 299`); `'OTC_FIELD_DROPPED'` a field (`path`)
+ * removed under `fieldValidation: 'Warn'`; `'OTC_APPLIED_UNTYPED'` objects applied without a schema;
+ * `'OTC_CREATED_BY_POST'` a legacy Role or RoleBinding created by POST; `'OTC_NAMESPACE_ABSENT'` a
+ * delete into a missing namespace; `'OTC_NOT_OWNED'`, `'OTC_REPLACED'`, `'OTC_NOT_RELINQUISHED'` an
+ * object a delete left alone; `'OTC_DRY_RUN_UNVERIFIED'` an object applied without a dry run;
+ * `'OTC_QUOTA_EXCEEDED_BY_BATCH'` a ResourceQuota the batch may exceed; `'OTC_QUOTA_UNCHECKED'` quotas
+ * not readable; `'OTC_ADOPTED'` an existing object taken over under `adopt: true`.
  *
  * New codes may be added in a minor release; treat one you do not know as informational.
  *
  * @example
- * ```ts
  * const onWarning: ocp.WarningHandler = (w) => {
  *   if (w.code === 'OTC_FIELD_DROPPED') metrics.increment('dropped', { path: w.path ?? '' });
  *   else console.warn(w.code, w.text);
  * };
- * ```
  */
 export type WarningCode =
   | 'OTC_SERVER_WARNING'
@@ -56,9 +36,7 @@ export type WarningCode =
  * The identity of one object as errors and warnings name it: group-version, kind, namespace and name.
  *
  * @example
- * ```ts
  * const about: ocp.ObjectIdentity = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'workers', name: 'w1-config' };
- * ```
  */
 export interface ObjectIdentity {
   apiVersion: string;
@@ -68,17 +46,12 @@ export interface ObjectIdentity {
 }
 
 /**
- * A warning for the caller: one the API server sent with an answer (`Warning: 299 - "..."`: a
- * deprecated API, a Pod Security violation), or one of the library's own on the same channel (a
- * field dropped under `Warn`, an object left alone by a delete, ...); `code` tells them apart. The
- * text may quote a parameter value; a value the library never prints (a Secret-bound parameter,
- * Secret data, a credential) is `[redacted]` in it.
+ * A warning the API server sent with an answer (a deprecated API, a Pod Security violation), or one
+ * of the library's own; `code` tells them apart. Secret values are `[redacted]` in its text.
  *
  * @example
- * ```ts
  * const log = (w: ocp.ServerWarning): void => console.warn(w.code, w.operation, w.target?.kind, w.target?.name, w.path, w.text);
  * await ocp.create('worker-template', params, { namespace: 'workers', api, onWarning: log });
- * ```
  */
 export interface ServerWarning {
   /** The server's text, as it wrote it, or the library's sentence (values it must not print are `[redacted]`). */
@@ -94,13 +67,10 @@ export interface ServerWarning {
 }
 
 /**
- * Receives each warning once per operation call, however many of the call's answers repeat it (an
- * object's dry run and its write are answered with the same one); see {@link ServerWarning}. An
- * operation's `onWarning` replaces the Connection's for that operation's requests (they are not
- * both called): to keep the Connection's too, call it from the operation's handler.
+ * Receives each warning once per operation call, however many answers repeat it. An operation's
+ * `onWarning` replaces the Connection's; to keep both, call the Connection's from it.
  *
  * @example
- * ```ts
  * const onWarning: ocp.WarningHandler = (w) => console.warn(`[${w.operation}] ${w.code} ${w.target?.name ?? ''}: ${w.text}`);
  * const api = await ocp.connect({ onWarning });
  * const job: ocp.WarningHandler = (w) => {
@@ -108,6 +78,5 @@ export interface ServerWarning {
  *   if (w.code === 'OTC_NOT_OWNED') keptObjects.push(w.target);
  * };
  * await ocp.delete('worker-template', params, { namespace: 'workers', api, onWarning: job });
- * ```
  */
 export type WarningHandler = (warning: ServerWarning) => void;

@@ -1,8 +1,5 @@
-// Kubernetes' Quantity, as k8s.io/apimachinery `pkg/api/resource/quantity.go`
-// (parseQuantityString, ParseQuantity) and `suffix.go` (newSuffixer, interpret) read it: a sign,
-// digits with an optional fraction (none at all read as zero), then a decimal SI suffix
-// (n u m k M G T P E), a binary one (Ki Mi Gi Ti Pi Ei) or an exponent within int64 (e3, E-2).
-// Typing asks whether a value parses; the quota sum asks what it is worth.
+// Kubernetes' Quantity as apimachinery's quantity.go and suffix.go read it. Typing asks whether a
+// value parses; the quota sum asks what it is worth.
 
 /** A Quantity's parts as written. */
 export interface Quantity {
@@ -13,24 +10,15 @@ export interface Quantity {
 }
 
 /** Why ParseQuantity refuses a text: ErrFormatWrong or ErrSuffix. */
-export type QuantityFault = 'format' | 'suffix';
+type QuantityFault = 'format' | 'suffix';
 
 const SUFFIX_LETTERS = 'eEinumkKMGTP';
-const BINARY: Readonly<Record<string, bigint>> = { Ki: 1n, Mi: 2n, Gi: 3n, Ti: 4n, Pi: 5n, Ei: 6n };
-const DECIMAL: Readonly<Record<string, number>> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  '': 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
+/** Binary suffixes by their power of 1024 (the quota sum writes its totals with them too). */
+export const BINARY: Readonly<Record<string, bigint>> = { Ki: 1n, Mi: 2n, Gi: 3n, Ti: 4n, Pi: 5n, Ei: 6n };
+const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const INT64_MAX = 2n ** 63n - 1n;
-const NANO = 1_000_000_000n;
+/** One, in the billionths quantities are summed in. */
+export const NANO = 1_000_000_000n;
 // Past this a power of ten is no amount a quota sums, and too large to compute.
 const MAX_EXPONENT = 1000;
 

@@ -4,20 +4,14 @@ import type { KubernetesStatus } from '../types/index.ts';
 import type { ValidationProblem } from '../types/problems.ts';
 import { goQuote, goQuoteToAscii } from './quote.ts';
 
-/**
- * Values this long are hidden wherever they stand. A shorter one (a PIN) is hidden only where it
- * stands as a whole quoted string, as a message or a JSON string value quotes it: anywhere else it
- * would cut holes in ordinary words.
- */
+/** Values this long are hidden anywhere; a shorter one (a PIN) only as a whole quoted string. */
 const MIN_ANYWHERE_LENGTH = 4;
 
 /** The shortest start of a secret that a cut may not leave behind. */
 const MIN_SECRET_PREFIX = 8;
 
-// Opens a whole quoted string: a quote (escaped inside JSON text) after a start, a space or a
-// separator, not after a word, whose closing quote it would be.
+// A quote (maybe JSON-escaped) that opens a string, not one closing a word; then one that closes it.
 const OPENS = String.raw`(?<=(?:^|[\s:=(\[{,"])\\?["'\x60])`;
-// Closes it: a quote (escaped or not) followed by an end, a space or a separator.
 const CLOSES = String.raw`(?=\\?["'\x60](?:$|[\s:,.;!?)\]}"\\]))`;
 
 /** Hides secrets in a text; one made by `makeRedactor` also lists them, so a cut can check its end. */
@@ -28,12 +22,7 @@ const unicodeEscape = (unit: string, upper: boolean): string => {
   return `\\u${upper ? hex.toUpperCase() : hex}`;
 };
 
-/**
- * Every form a value reaches a message in: as it is; base64, standard and URL-safe, padded or
- * not (Secret `data`, a JWT-style echo); inside a JSON string (JavaScript's, Python's
- * `json.dumps` with every non-ASCII character as `\uXXXX`, Go's `encoding/json` with `<>&`
- * escaped); inside Go's `%q` and `%+q`.
- */
+/** Every form a value reaches a message in: raw, base64 (std and URL, padded or not), JSON-escaped, Go-quoted. */
 function formsOf(value: string): string[] {
   const bytes = Buffer.from(value, 'utf8');
   const base64 = bytes.toString('base64');
@@ -59,8 +48,7 @@ function formsOf(value: string): string[] {
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
 /**
- * A redactor of these values in every form `formsOf` lists: each replaced by `[redacted]`, the
- * longest first; a value of 1-3 characters only as a whole quoted string.
+ * A redactor of these values in every form `formsOf` lists, the longest first.
  *
  * @example
  * const redact = makeRedactor(['hunter2', '123']);
@@ -94,12 +82,7 @@ export function makeRedactor(secrets: Iterable<string>): Redactor {
   return Object.assign(redact, { secrets: anywhere });
 }
 
-/**
- * The first `max` characters of an already redacted text. A whole secret cannot survive there,
- * but the cut may fall inside one the redaction missed (a server that echoed it cut or escaped
- * differently): the start of any secret the redactors know that the cut leaves at its end is
- * hidden too.
- */
+/** The first `max` characters of a redacted text, hiding the start of a known secret a cut leaves at its end. */
 export function cutText(text: string, max: number, ...redactors: Redactor[]): string {
   if (text.length <= max) return text;
   let cut = text.slice(0, max);
