@@ -1,6 +1,5 @@
-// What every operation shares: the Connection it runs on (the caller's or its own), its limits,
-// signal, warning route and redaction, one request, an object's path and UID, and how a failure
-// of one object's request becomes a RequestError.
+// What every operation shares: its Connection, limits, signal, warnings and redaction, one
+// request, an object's path and UID, and a failure as a RequestError.
 import type { Operation, WarningRoute } from '../connection/warnings.ts';
 import { ClusterConnection } from '../connection/connection.ts';
 import { openConnection } from '../connection/connect.ts';
@@ -80,11 +79,7 @@ export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/**
- * A failure of one object's request as the RequestError an OperationFailure holds. Every request
- * fails with one; anything else is a defect of the library, kept as `cause`, its message not
- * repeated (it may carry anything).
- */
+/** A failure as a RequestError; anything else is a defect, kept as `cause`, its message not repeated. */
 export function asRequestError(error: unknown, step: RequestStep, ref: ResourceRef): RequestError {
   if (error instanceof RequestError) return error;
   const detail = 'failed unexpectedly (a defect of the library: please report it)';

@@ -1,6 +1,4 @@
-// create()'s steps after rendering: typing every object against the server's schema before
-// anything is applied, the server-side apply of each (or the POST of what apply cannot create),
-// and reading the namespace's ResourceQuotas for the pre-flight (preflight.ts).
+// create()'s steps after rendering: typing, the writes, and the quota read of the pre-flight.
 import { debuglog } from 'node:util';
 import { OperationError, RequestError, ValidationError } from '../errors.ts';
 import { redactProblem } from '../util/redact.ts';
@@ -47,10 +45,7 @@ function lookupSchemas(
   return op.connection.schemas.lookup(apiVersions, fresh, wait, op.warnings);
 }
 
-/**
- * The verdicts after the root was read again; where that read failed, or lost a schema the
- * cached root had, the first verdict stands: the re-read only ever adds what is new.
- */
+/** The verdicts after the root was read again; the re-read only ever adds what is new. */
 async function reread(op: OperationContext, first: Verdict[], mode: FieldValidation): Promise<Verdict[]> {
   const targets = first.map((v) => v.target);
   let schemas: ReadonlyMap<string, SchemaLookup>;
@@ -105,11 +100,8 @@ function tellRemoved(
 }
 
 /**
- * Types every target as server-side apply will, before anything is applied (create only), and
- * returns the targets with the objects to apply: under Warn or Ignore without the fields the
- * schema does not declare, and Secrets with stringData folded into data after typing, as the
- * server folds it. Strict refuses any problem; every mode refuses wrong types, keyed-list errors
- * and what will not decode.
+ * Types every target as server-side apply will and returns the objects to apply (undeclared fields
+ * dropped under Warn or Ignore, Secrets' stringData folded after typing); see docs/typing.md.
  */
 export async function typeTargets(
   op: OperationContext,
@@ -173,9 +165,8 @@ export async function applyAll(
 }
 
 /**
- * One write of create(): an apply, or for the kinds of checks/created-by-post.ts (which says why) a
- * merge patch, which never conflicts, and their POST. Never forced. `tell: false` keeps the POST's
- * warning back for a dry run whose write tells it later.
+ * One write of create(): an apply, or for checks/created-by-post.ts's kinds a merge patch and their
+ * POST. Never forced. `tell: false` keeps the POST's warning for a later write to tell.
  */
 export async function write(
   op: OperationContext,
@@ -195,8 +186,7 @@ export async function write(
     // The field manager on the POST too: kube-apiserver records the create under it.
     query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
     ...(post ? {} : { contentType: patch }),
-    // The typed object (its Secret folded by typeTargets) plus the label that marks it as this
-    // field manager's (checks/ownership.ts).
+    // The typed object plus the label that marks it as this field manager's (checks/ownership.ts).
     body: withOwnerLabel(target.object, flags.fieldManager),
     step: 'Apply',
     target: describeRef(ref),
@@ -213,9 +203,8 @@ export async function write(
 }
 
 /**
- * The one read of the target namespace's ResourceQuotas. A refusal (403 for a caller without
- * `list resourcequotas`, which the README calls optional) or any other failure leaves the batch's
- * sum unchecked, said once: it never fails the create.
+ * The one read of the namespace's ResourceQuotas; any failure (a 403: the permission is optional)
+ * leaves the sum unchecked, said once, and never fails the create.
  *
  * @example
  * const read = await readQuotas(op, 'workers'); // { items } or { unread: why }

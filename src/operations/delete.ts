@@ -1,11 +1,5 @@
-// delete()'s step, which differs by mode: reference mode deletes the refs it is given; a replay has
-// no saved state, so it reads every object and decides, object by object, from what the server
-// holds. The job's own (checks/ownership.ts: the owner label, or an Apply entry on an object from
-// before it) is deleted with the UID and resourceVersion it read as preconditions, so a change
-// after the read is seen (409) and decided again; one another manager also declares is
-// relinquished (this manager's fields given up by an apply of its identity alone), since in
-// server-side apply that object is shared; another's is left alone. A replay that finds every
-// object marked as one other manager's deletes nothing.
+// delete(): reference mode deletes its refs; a replay reads every object and decides each from
+// what the server holds: deleted (pinned to what it read), relinquished or left alone (docs/ownership.md).
 import {
   asRequestError,
   objectPath,
@@ -61,12 +55,7 @@ export async function deleteAll(
   return deleted;
 }
 
-/**
- * Whether a dry-run delete of this target is not sent, said with the warning create()'s pre-flight
- * gives: the image kinds' storage deleted for real on a dry run before openshift-apiserver#511
- * (Delete calls UpdateImageStream without the options), and a server does not say whether it has
- * the fix. Legacy RBAC deletes pass their options on in every release: sent.
- */
+/** Whether a dry-run delete is not sent, as the image kinds' may write (docs/preflight.md); said. */
 function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags): boolean {
   if (flags.dryRun !== true || !dryRunMayWrite(target.ref)) return false;
   const { ref } = target;
@@ -82,15 +71,8 @@ function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags)
   return true;
 }
 
-/**
- * What a DELETE is pinned to: the UID (reference mode's ref, the replay's read) and, for the
- * replay, the resourceVersion it read, so a change since the read answers 409 (apimachinery
- * `Preconditions`). ImageStreamTag and ImageTag storages check only the image stream's UID.
- *
- * @example
- * const pin: Pin = { uid: 'c0ffee', resourceVersion: '1042' };
- */
-export interface Pin {
+/** A DELETE's preconditions: the UID, and for a replay the resourceVersion it read. */
+interface Pin {
   uid: string;
   resourceVersion?: string | undefined;
 }
@@ -135,9 +117,8 @@ const REREADS = 3;
 type ReplayFlags = DeleteFlags & { fieldManager: string };
 
 /**
- * Template mode's delete: every target read first (at once over HTTP/2), then, in reverse order,
- * each decided and deleted, relinquished or left alone. A 404 on the read is already gone; any other
- * failure of the read is the target's failure. Every target is attempted.
+ * Template mode's delete: every target read first, then each decided in reverse order; a failed
+ * read is the target's failure, every target attempted.
  *
  * @example
  * const results = await deleteOwned(op, targets, { useUid: false, fieldManager: 'mini-scheduler' });
@@ -195,10 +176,7 @@ function readLive(op: OperationContext, target: Target): Promise<KubernetesObjec
   });
 }
 
-/**
- * One target: decided on what was read, and decided again on a fresh read after a 409 (the object
- * changed since), at most {@link REREADS} times.
- */
+/** One target, decided on what was read, and again on a fresh read after a 409 (at most REREADS times). */
 async function replayOne(
   op: OperationContext,
   target: Target,
@@ -249,10 +227,8 @@ interface Shared {
 }
 
 /**
- * Gives up this manager's share of an object others declare too: an apply of its identity alone,
- * so the fields only this manager owned (its owner label among them) go and the object stays; a
- * kind created by POST loses its label by a merge patch (checks/created-by-post.ts says why). A
- * refusal leaves it alone, said; any other failure is the target's.
+ * Gives up this manager's share of a shared object by an apply of its identity alone (a merge patch
+ * of the label for POST-created kinds); a refusal leaves it alone, said.
  */
 async function relinquish(
   op: OperationContext,
@@ -298,8 +274,7 @@ async function relinquish(
     );
     return { ...kept, deletion: 'left-alone', reason: 'co-declared' };
   }
-  // An apply creates what is absent: the object went between the read and this apply (201), so the
-  // bare object it just made is removed again by its UID, and nothing of the job is left.
+  // A 201: the object went since the read, so the bare one this apply made is removed by its UID.
   if (answer.code === 201) {
     const made = uidOf(answer.body);
     if (flags.dryRun !== true && made !== undefined) await deleteOne(op, target, flags, { uid: made });
