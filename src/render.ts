@@ -10,6 +10,7 @@ import {
   type OperationContext,
   segment,
   send,
+  tell,
   withConnection,
 } from './operations/context.ts';
 import { checkReferenceArguments, checkTemplateArguments } from './checks/arguments.ts';
@@ -190,7 +191,7 @@ async function renderForDelete(
     `namespace "${options.namespace}" does not exist, so no object of Template "${nameOf(source)}" ` +
     'can exist there; nothing was deleted';
   debug('%s', text);
-  op.connection.notify({ text, code: 'OTC_NAMESPACE_ABSENT', operation: 'delete' }, op.warnings);
+  tell(op, 'OTC_NAMESPACE_ABSENT', text);
   return undefined;
 }
 

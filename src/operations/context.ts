@@ -7,7 +7,13 @@ import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from '..
 import { RequestError, ValidationError } from '../errors.ts';
 import { type Redactor } from '../util/redact.ts';
 import type { RequestStep } from '../errors.ts';
-import type { CommonOptions, ResourceRef, ServerWarning, WarningHandler } from '../types/index.ts';
+import type {
+  CommonOptions,
+  ResourceRef,
+  ServerWarning,
+  WarningCode,
+  WarningHandler,
+} from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { describeRef } from '../checks/refs.ts';
 
@@ -52,6 +58,17 @@ export function send(
 /** How a warning names the object its request was about. */
 export function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['target']> {
   return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: ref.namespace };
+}
+
+/**
+ * Tells the operation's caller one warning, about `ref` when given, its text redacted.
+ *
+ * @example
+ * tell(op, 'OTC_ADOPTED', `${describeRef(ref)} is taken over`, ref);
+ */
+export function tell(op: OperationContext, code: WarningCode, text: string, ref?: ResourceRef): void {
+  const target = ref === undefined ? {} : { target: warningTarget(ref) };
+  op.connection.notify({ text: op.redact(text), code, operation: op.operation, ...target }, op.warnings);
 }
 
 export const segment = (value: string): string => encodeURIComponent(value);

@@ -27,6 +27,7 @@ import {
   type OperationContext,
   segment,
   send,
+  tell,
   uidOf,
   warningTarget,
   withUid,
@@ -69,13 +70,10 @@ function tellUntyped(op: OperationContext, ref: ResourceRef, missing: Untyped, a
   const key = missing === 'kind' ? `${ref.apiVersion} ${ref.kind}` : ref.apiVersion;
   if (!op.connection.schemas.firstTime(key)) return;
   const what = missing === 'kind' ? `${ref.kind} objects of ${ref.apiVersion}` : `${ref.apiVersion} objects`;
-  op.connection.notify(
-    {
-      text: `${what} are applied without being typed first: ${whyUntyped(missing, ref, answer)}`,
-      code: 'OTC_APPLIED_UNTYPED',
-      operation: op.operation,
-    },
-    op.warnings,
+  tell(
+    op,
+    'OTC_APPLIED_UNTYPED',
+    `${what} are applied without being typed first: ${whyUntyped(missing, ref, answer)}`,
   );
 }
 
@@ -166,14 +164,14 @@ export async function applyAll(
 
 /**
  * One write of create(): an apply, or for checks/created-by-post.ts's kinds a merge patch and their
- * POST. Never forced. `tell: false` keeps the POST's warning for a later write to tell.
+ * POST. Never forced. `announce: false` keeps the POST's warning for a later write to tell.
  */
 export async function write(
   op: OperationContext,
   target: Target,
   flags: ApplyFlags,
   post: boolean,
-  tell = true,
+  announce = true,
 ): Promise<CreatedRef> {
   const { ref } = target;
   const patch =
@@ -193,11 +191,7 @@ export async function write(
     object: warningTarget(ref),
     redact: op.redact,
   });
-  if (post && tell) {
-    const text = op.redact(createdByPostText(ref, flags.dryRun));
-    const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(ref) } as const;
-    op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
-  }
+  if (post && announce) tell(op, 'OTC_CREATED_BY_POST', createdByPostText(ref, flags.dryRun), ref);
   // A dry run's UID is one the server made up for an object it did not store: marked as such.
   return { ...withUid(ref, uidOf(body)), created: code === 201, ...(flags.dryRun ? { dryRun: true } : {}) };
 }

@@ -5,6 +5,7 @@ import {
   objectPath,
   type OperationContext,
   send,
+  tell,
   uidOf,
   warningTarget,
   withUid,
@@ -13,7 +14,7 @@ import { describeRef } from '../checks/refs.ts';
 import { resourceCreatedByPost } from '../checks/created-by-post.ts';
 import { OperationError, type OperationFailure, RequestError } from '../errors.ts';
 import { dryRunMayWrite } from '../checks/dry-run.ts';
-import type { DeleteResult, KubernetesObject, WarningCode } from '../types/index.ts';
+import type { DeleteResult, KubernetesObject } from '../types/index.ts';
 import type { Target } from '../validate.ts';
 import {
   isMine,
@@ -25,7 +26,7 @@ import {
   stillChangingError,
   wrongManagerError,
 } from '../checks/ownership.ts';
-import { readOne } from './read.ts';
+import { readLive } from './read.ts';
 
 export interface DeleteFlags {
   dryRun?: boolean | undefined;
@@ -62,12 +63,7 @@ function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags)
   const text =
     `${describeRef(ref)} is not dry-run deleted, so this result is unverified: openshift-apiserver before ` +
     `openshift/openshift-apiserver#511 writes the image stream on a dry-run delete of ${ref.apiVersion} ${ref.kind}`;
-  const warning = {
-    code: 'OTC_DRY_RUN_UNVERIFIED',
-    text: op.redact(text),
-    target: warningTarget(ref),
-  } as const;
-  op.connection.notify({ ...warning, operation: op.operation }, op.warnings);
+  tell(op, 'OTC_DRY_RUN_UNVERIFIED', text, ref);
   return true;
 }
 
@@ -169,13 +165,6 @@ async function readEach(
   return reads;
 }
 
-function readLive(op: OperationContext, target: Target): Promise<KubernetesObject | null> {
-  return readOne(op, target).catch((error: unknown) => {
-    if (error instanceof RequestError && error.statusCode === 404) return null;
-    throw error;
-  });
-}
-
 /** One target, decided on what was read, and again on a fresh read after a 409 (at most REREADS times). */
 async function replayOne(
   op: OperationContext,
@@ -184,16 +173,13 @@ async function replayOne(
   flags: ReplayFlags,
 ): Promise<DeleteResult> {
   const { ref } = target;
-  const tell = (text: string, code: WarningCode): void => {
-    op.connection.notify({ text, code, operation: 'delete', target: warningTarget(ref) }, op.warnings);
-  };
   let live = first;
   for (let rereads = 0; ; rereads += 1) {
     if (live === null) return { ...ref, deletion: 'already-gone' };
     const managers = managersOf(live);
     const uid = uidOf(live);
     if (!isMine(live, flags.fieldManager, ref)) {
-      tell(notOwnedText(ref, flags.fieldManager, live), 'OTC_NOT_OWNED');
+      tell(op, 'OTC_NOT_OWNED', notOwnedText(ref, flags.fieldManager, live), ref);
       return { ...ref, ...(uid ? { uid } : {}), deletion: 'left-alone', reason: 'not-owned', managers };
     }
     const declarers = otherDeclarers(managers, flags.fieldManager);
@@ -201,7 +187,7 @@ async function replayOne(
       const deletion = declarers.length > 0 ? 'relinquished' : 'deleted';
       return { ...ref, ...(uid ? { uid } : {}), deletion, dryRun: true, managers };
     }
-    if (declarers.length > 0) return relinquish(op, target, flags, { uid, managers, declarers, tell });
+    if (declarers.length > 0) return relinquish(op, target, flags, { uid, managers, declarers });
     const version = live.metadata?.resourceVersion;
     const resourceVersion = typeof version === 'string' ? version : undefined;
     try {
@@ -212,7 +198,7 @@ async function replayOne(
       if (rereads === REREADS) throw stillChangingError(ref, REREADS, error);
       live = await readLive(op, target);
       if (live !== null && uidOf(live) !== uid) {
-        tell(replacedText(ref), 'OTC_REPLACED');
+        tell(op, 'OTC_REPLACED', replacedText(ref), ref);
         return { ...ref, deletion: 'left-alone', reason: 'replaced', managers };
       }
     }
@@ -223,7 +209,6 @@ interface Shared {
   uid: string | undefined;
   managers: DeleteResult['managers'];
   declarers: string[];
-  tell: (text: string, code: WarningCode) => void;
 }
 
 /**
@@ -234,7 +219,7 @@ async function relinquish(
   op: OperationContext,
   target: Target,
   flags: ReplayFlags,
-  { uid, managers, declarers, tell }: Shared,
+  { uid, managers, declarers }: Shared,
 ): Promise<DeleteResult> {
   const { ref } = target;
   const kept = { ...ref, ...(uid ? { uid } : {}), managers, declarers };
@@ -266,12 +251,8 @@ async function relinquish(
     if (!(error instanceof RequestError && error.outcome === 'refused')) throw error;
     if (error.statusCode === 404) return { ...ref, deletion: 'already-gone' };
     const names = declarers.map((d) => `"${d}"`).join(', ');
-    tell(
-      op.redact(
-        `left ${describeRef(ref)} alone: ${names} declare it too, and giving up its fields was refused: ${error.message}`,
-      ),
-      'OTC_NOT_RELINQUISHED',
-    );
+    const text = `left ${describeRef(ref)} alone: ${names} declare it too, and giving up its fields was refused: ${error.message}`;
+    tell(op, 'OTC_NOT_RELINQUISHED', text, ref);
     return { ...kept, deletion: 'left-alone', reason: 'co-declared' };
   }
   // A 201: the object went since the read, so the bare one this apply made is removed by its UID.

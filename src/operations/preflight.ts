@@ -2,9 +2,9 @@
 // written unless the server passes every one (why a dry run sees what the write would: docs/preflight.md).
 import { debuglog } from 'node:util';
 import { OperationError, type OperationFailure, RequestError, ValidationError } from '../errors.ts';
-import { asError, asRequestError, type OperationContext, warningTarget } from './context.ts';
+import { asError, asRequestError, type OperationContext, tell } from './context.ts';
 import { type ApplyFlags, applyAll, readQuotas, typeTargets, write } from './create.ts';
-import { readOne } from './read.ts';
+import { readLive } from './read.ts';
 import { refusedAsUntyped } from '../connection/openapi.ts';
 import { applyFoundNothing, createdByPostText } from '../checks/created-by-post.ts';
 import { adoptionChecked, isMine, notAdoptedError, notAdoptedText } from '../checks/ownership.ts';
@@ -145,15 +145,9 @@ interface Wave {
 }
 
 /** Says that an object is applied without its dry run's checks. */
-function tellUnverified(op: OperationContext, target: Target, text: string): void {
-  const warning = {
-    code: 'OTC_DRY_RUN_UNVERIFIED' as const,
-    text: op.redact(text),
-    operation: op.operation,
-    target: warningTarget(target.ref),
-  };
-  op.connection.notify(warning, op.warnings);
-}
+const tellUnverified = (op: OperationContext, target: Target, text: string): void => {
+  tell(op, 'OTC_DRY_RUN_UNVERIFIED', text, target.ref);
+};
 
 /**
  * The wave itself. An object refused only for an earlier one of the batch that does not exist yet
@@ -255,14 +249,7 @@ export async function checkAdoption(
   flags: ApplyFlags,
 ): Promise<void> {
   const checked = targets.filter((t) => adoptionChecked(t.ref));
-  const reads = await Promise.allSettled(
-    checked.map((t) =>
-      readOne(op, t).catch((error: unknown) => {
-        if (error instanceof RequestError && error.statusCode === 404) return null;
-        throw error;
-      }),
-    ),
-  );
+  const reads = await Promise.allSettled(checked.map((t) => readLive(op, t)));
   const failures: OperationFailure[] = [];
   for (const [i, read] of reads.entries()) {
     const target = checked[i];
@@ -274,8 +261,7 @@ export async function checkAdoption(
     if (read.value === null || isMine(read.value, flags.fieldManager, target.ref)) continue;
     if (flags.adopt === true) {
       const text = `${describeRef(target.ref)} is taken over (adopt: true): ${notAdoptedText(flags.fieldManager, read.value, true)}`;
-      const about = { code: 'OTC_ADOPTED', target: warningTarget(target.ref) } as const;
-      op.connection.notify({ text: op.redact(text), operation: op.operation, ...about }, op.warnings);
+      tell(op, 'OTC_ADOPTED', text, target.ref);
       continue;
     }
     failures.push({
@@ -302,11 +288,8 @@ export async function createChecked(
   const { targets, refs, deferred, posted } = await waveAndQuotas(op, typed, flags, mode);
   if (flags.dryRun) {
     // The write's own warning, as the schema-only path's dry run gives it; a real create tells it at the POST.
-    for (const target of posted) {
-      const text = op.redact(createdByPostText(target.ref, true));
-      const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(target.ref) } as const;
-      op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
-    }
+    for (const target of posted)
+      tell(op, 'OTC_CREATED_BY_POST', createdByPostText(target.ref, true), target.ref);
     return refs.map((ref) => ({ ...ref, dryRun: true }));
   }
   const written: CreatedRef[] = [];
