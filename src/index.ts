@@ -85,11 +85,9 @@ const DEFAULT_FIELD_MANAGER = 'mini-scheduler';
  *
  * @param options - where the credentials come from, TLS verification and the default timeout.
  * @returns an open {@link Connection} with its own keep-alive pool and discovery cache.
- * @throws {@link ValidationError} for contradictory or malformed options or an unknown context
- *   (`OTC_INVALID_ARGUMENT`), an unusable proxy setting: the kubeconfig's `proxy-url` or `HTTPS_PROXY`
+ * @throws {@link ValidationError} for bad options or an unknown context, an unusable proxy setting
  *   (`OTC_PROXY_CONFIG`), or a Node.js too old (`OTC_NODE_VERSION`).
- * @throws {@link RequestError} when the kubeconfig cannot be loaded (`OTC_KUBECONFIG`), or the server,
- *   TLS, the proxy or the credentials fail the check (`statusCode` 401/403, `name` `TimeoutError` on a timeout).
+ * @throws {@link RequestError} when the kubeconfig cannot be loaded (`OTC_KUBECONFIG`), or the check fails.
  *
  * @example
  * ```ts
@@ -160,13 +158,10 @@ export async function process(
  * @param options - {@link CreateOptions}.
  * @returns a reference per object, in order, with the UID the server reported and `created`.
  * @throws {@link ValidationError} before any mutation, listing every problem.
- * @throws {@link OperationError} (`operation: 'Preflight'`) when the server refuses a dry run or an object
- *   is not this manager's: nothing was written, one failure per refused object.
- * @throws {@link OperationError} (`operation: 'Apply'`) when an apply fails (the cluster changed
- *   after the pre-flight, or `preflight: 'schema'`): `resources` are the objects applied before
- *   it, `failures[0]` the one that failed. Nothing is rolled back.
- * @throws {@link RequestError} when rendering, discovery or reading the schema fails: nothing was
- *   applied.
+ * @throws {@link OperationError} (`operation: 'Preflight'`) when the pre-flight refuses: nothing was written.
+ * @throws {@link OperationError} (`operation: 'Apply'`) when an apply fails: `resources` are the objects
+ *   applied before it, `failures[0]` the one that failed. Nothing is rolled back.
+ * @throws {@link RequestError} when rendering, discovery or reading the schema fails: nothing was applied.
  *
  * @example
  * ```ts
@@ -221,8 +216,7 @@ export async function get(
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - the same overrides `create` was given.
  * @param options - {@link GetOptions} with `missing: 'null'` (or a {@link Missing} value).
- * @returns one entry per rendered object, in order: the live object, or `null` for a 404 (every entry
- *   when the target namespace does not exist).
+ * @returns one entry per rendered object, in order: the live object, or `null` for a 404.
  * @throws {@link ValidationError} for bad arguments or unsafe rendered objects.
  * @throws {@link RequestError} for the first failed request other than an absent object.
  *
@@ -301,12 +295,10 @@ export async function get(
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - the same overrides `create` was given.
  * @param options - {@link DeleteOptions}.
- * @returns a {@link DeleteResult} per object, in deletion order: `deletion` says what happened
- *   (`'deleted'`, `'already-gone'`, `'relinquished'`, `'left-alone'` with its `reason`), `managers` who owns it. A
- *   delete into a namespace that does not exist returns `[]` and reports it through `onWarning`.
+ * @returns a {@link DeleteResult} per object, in deletion order, with its `deletion` and `managers`
+ *   (`[]` for a namespace that does not exist, said through `onWarning`).
  * @throws {@link ValidationError} before any deletion, listing every problem.
- * @throws {@link OperationError} (`operation: 'Delete'`) listing what was done and each failure
- *   (a 403 on the read is one: nothing is deleted without knowing its owner).
+ * @throws {@link OperationError} (`operation: 'Delete'`) listing what was done and each failure.
  * @throws {@link RequestError} when rendering or discovery fails: nothing was deleted.
  *
  * @example
@@ -326,9 +318,7 @@ async function remove(
  * replacement is refused, `OTC_CONFLICT`); a 404 counts as already gone.
  *
  * @param options - {@link ReferenceDeleteOptions} with `resources`.
- * @returns a {@link DeleteResult} per ref, in deletion order, `deletion` `'deleted'` or
- *   `'already-gone'`. A ref keeps the `uid` it was given either way (one given none carries the
- *   deleted object's UID when deleted now).
+ * @returns a {@link DeleteResult} per ref, in deletion order, `deletion` `'deleted'` or `'already-gone'`.
  * @throws {@link ValidationError} before any deletion, listing every problem.
  * @throws {@link OperationError} (`operation: 'Delete'`) listing what was deleted and each failure.
  * @throws {@link RequestError} when discovery fails: nothing was deleted.

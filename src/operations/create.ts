@@ -142,12 +142,10 @@ export async function applyAll(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
-  before?: (target: Target) => Promise<void>,
 ): Promise<CreatedRef[]> {
   const applied: CreatedRef[] = [];
   for (const target of targets) {
     try {
-      await before?.(target);
       const written = await write(op, target, flags, false).catch((error: unknown) => {
         const { statusCode, status } = error instanceof RequestError ? error : {};
         if (!applyFoundNothing(target.ref, statusCode, status)) throw error;
