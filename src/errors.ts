@@ -1,13 +1,11 @@
-// The library's errors and their codes. Each names what failed, keeps the failure underneath as
-// `cause`, and never carries a credential, a Secret-bound parameter value or Secret data. Which code
-// and outcome a failed request gets is decided in connection/failures.ts.
+// The library's errors: each keeps the failure underneath as `cause` and never carries a credential
+// or Secret data (docs/errors.md); connection/failures.ts decides a request's code and outcome.
 import type { CreatedRef, DeleteResult, ResourceRef } from './types/index.ts';
 import type { KubernetesStatus, ProblemKind, ValidationProblem } from './types/problems.ts';
 import type { ObjectIdentity } from './types/warnings.ts';
 
 /**
- * The step a `RequestError` names: connecting (loading the kubeconfig too), discovery, the
- * `/openapi/v3` documents, a read, the processing POST, an apply (its dry run too) and a delete.
+ * The step a `RequestError` names (`Connect` includes loading the kubeconfig, `Apply` its dry run).
  *
  * @example
  * ```ts
@@ -20,9 +18,8 @@ export type RequestStep = 'Connect' | 'Discover' | 'Schema' | 'Get' | 'Process' 
 const MUTATING_STEPS: ReadonlySet<RequestStep> = new Set(['Apply', 'Delete']);
 
 /**
- * What an `OTC_NOT_FOUND` says is missing: `'object'`, the request's own object (gone);
- * `'template'`, the stored Template; `'namespace'`; `'referenced'`, another object the request names
- * (a RoleBinding's Role); `'other'`, a 404 naming nothing of the request.
+ * What an `OTC_NOT_FOUND` says is missing: the request's own `'object'`, the stored `'template'`, the
+ * `'namespace'`, a `'referenced'` one (a RoleBinding's Role), or `'other'`.
  *
  * @example
  * ```ts
@@ -83,10 +80,8 @@ export type RequestErrorCode =
   | 'OTC_UNEXPECTED';
 
 /**
- * The stable codes of `ValidationError`: bad input (`OTC_INVALID_ARGUMENT`, `OTC_UNSAFE_OBJECT`), a
- * Connection closed before the call (`OTC_CONNECTION_CLOSED`), or an environment the call cannot fix
- * (`OTC_KIND_NOT_SERVED`, `OTC_SCHEMA_UNAVAILABLE`, which win over bad input, `OTC_NODE_VERSION`,
- * `OTC_PROXY_CONFIG`).
+ * The stable codes of `ValidationError`: bad input, a closed Connection, or an environment the call
+ * cannot fix (those win over bad input); see docs/errors.md.
  *
  * @example
  * ```ts
@@ -103,9 +98,8 @@ export type ValidationErrorCode =
   | 'OTC_PROXY_CONFIG';
 
 /**
- * The stable codes of `OperationError`: the operation's (`OTC_PREFLIGHT_REFUSED`: nothing written),
- * `OTC_ABORTED` when the caller's signal ended it, `OTC_WRONG_FIELD_MANAGER` when a replay delete
- * found every object another field manager's.
+ * The stable codes of `OperationError`: the operation's, `OTC_ABORTED` for the caller's signal,
+ * `OTC_WRONG_FIELD_MANAGER` for a replay that found every object another manager's.
  *
  * @example
  * ```ts
@@ -130,10 +124,8 @@ export type OperationErrorCode =
 export type ErrorCode = RequestErrorCode | ValidationErrorCode | OperationErrorCode;
 
 /**
- * Thrown before any mutating request for invalid arguments, unsafe rendered objects (the server's
- * schema types them), a kind the cluster does not serve, a Node.js too old and an unusable proxy
- * setting. `issues` lists every problem found; `code` ({@link ValidationErrorCode}) which kind.
- * A kubeconfig that cannot be loaded is a {@link RequestError} with `code` `OTC_KUBECONFIG`.
+ * Thrown before any mutating request for invalid arguments or objects, an unserved kind, or an
+ * unusable environment. `issues` lists every problem; `code` ({@link ValidationErrorCode}) which kind.
  *
  * @example
  * ```ts
@@ -239,9 +231,8 @@ export interface DeleteOperationError extends OperationErrorFields {
 }
 
 /**
- * Thrown when applying or deleting objects fails part-way: `resources` are exactly the objects that
- * succeeded (`operation` narrows their type), `failures` the others, each with its RequestError.
- * With `operation: 'Preflight'` the dry-run wave failed: nothing was written.
+ * Thrown when applying or deleting fails part-way: `resources` are exactly the objects that
+ * succeeded, `failures` the others. With `operation: 'Preflight'` nothing was written.
  *
  * @example
  * ```ts
@@ -324,9 +315,8 @@ Object.defineProperty(OperationFailed, 'name', { value: 'OperationError' });
 export const OperationError: OperationErrorConstructor = OperationFailed as OperationErrorConstructor;
 
 /**
- * Any failure of one request or step other than validation: transport, TLS, timeouts, HTTP error
- * statuses. Its message reads `{step} {target}: {statusCode} {reason}: {server message}`; its `name`
- * is `'TimeoutError'` or `'AbortError'` when a timeout or a signal ended it.
+ * Any failure of one request other than validation; its `name` is `'TimeoutError'` or
+ * `'AbortError'` when a timeout or a signal ended it.
  *
  * @example
  * ```ts

@@ -79,21 +79,15 @@ export type {
 const DEFAULT_FIELD_MANAGER = 'mini-scheduler';
 
 /**
- * Opens a connection to the API server from a kubeconfig (and context) or from the pod's
- * ServiceAccount, and checks the server and the credentials with one request (`GET /api/v1`), so
- * TLS and authentication problems surface here. TLS is verified unless `verifySsl: false`.
- * Never writes files. Close it with `close()` or `await using`. One Connection serves many
- * concurrent operations: over one HTTP/2 connection when the server offers HTTP/2 (as
- * kube-apiserver does, unless `http2: false`), else over at most `maxSockets` HTTP/1.1 sockets
- * (default 32); `signal` cancels connecting. Unknown option names are refused, with the likely intended one.
+ * Opens a connection to the API server from a kubeconfig (and context) or the pod's
+ * ServiceAccount, and checks server and credentials with one `GET /api/v1`. Close it with
+ * `close()` or `await using`; one Connection serves many concurrent operations (docs/connection.md).
  *
  * @param options - where the credentials come from, TLS verification and the default timeout.
  * @returns an open {@link Connection} with its own keep-alive pool and discovery cache.
- * @throws {@link ValidationError} for contradictory or malformed options or an unknown context
- *   (`OTC_INVALID_ARGUMENT`), an unusable proxy setting: the kubeconfig's `proxy-url` or `HTTPS_PROXY`
+ * @throws {@link ValidationError} for bad options or an unknown context, an unusable proxy setting
  *   (`OTC_PROXY_CONFIG`), or a Node.js too old (`OTC_NODE_VERSION`).
- * @throws {@link RequestError} when the kubeconfig cannot be loaded (`OTC_KUBECONFIG`), or the server,
- *   TLS, the proxy or the credentials fail the check (`statusCode` 401/403, `name` `TimeoutError` on a timeout).
+ * @throws {@link RequestError} when the kubeconfig cannot be loaded (`OTC_KUBECONFIG`), or the check fails.
  *
  * @example
  * ```ts
@@ -112,11 +106,9 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
 }
 
 /**
- * Renders a Template on the server without creating anything: a stored Template's name (GET from
- * `templateNamespace`), or a Template object the caller parsed (`oc process -f`). Overrides
- * `parameters` in a copy (dropping their generators), adds `labels`, and POSTs the copy to
- * `processedtemplates` in the target `namespace`. Parameters that would be generated at random are
- * refused, so the same inputs always render the same objects.
+ * Renders a Template (a stored one's name, or a parsed object) on the server without creating
+ * anything. Parameters that would be generated at random are refused, so the same inputs always
+ * render the same objects (docs/operations.md).
  *
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - overrides; every name must be declared by the Template.
@@ -155,28 +147,21 @@ export async function process(
 }
 
 /**
- * Renders the Template, validates every rendered object (stable names, no `generateName`,
- * namespaced kinds only, all in the target namespace) and types it against the server's own
- * OpenAPI v3 schema (`fieldValidation`, default `'Strict'`) before any mutation, dry-runs every
- * one of them at once (`preflight`, default `'server'`: nothing is written unless the server passes
- * all), then server-side applies them in order with `fieldManager` (default `mini-scheduler`).
- * Conflicts are never forced (legacy `authorization.openshift.io` Roles and RoleBindings, which
- * openshift-apiserver's proxy cannot apply, are written by a POST or a merge patch). Core v1 Secrets have `stringData` folded into `data` first, on a copy. Each object
- * carries the label `openshift-template-client/field-manager` naming `fieldManager`. An existing object this
- * manager does not manage is refused in the pre-flight (`OTC_NOT_ADOPTED`) unless `adopt: true`.
+ * Renders the Template, validates and types every object against the server's schema
+ * (`fieldValidation`, default `'Strict'`), dry-runs them all (`preflight`, default `'server'`),
+ * then server-side applies them in order with `fieldManager` (default `mini-scheduler`), never
+ * forced. An existing object this manager does not manage is refused (`OTC_NOT_ADOPTED`) unless
+ * `adopt: true` (docs/operations.md, docs/preflight.md, docs/ownership.md).
  *
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - overrides; every name must be declared by the Template.
  * @param options - {@link CreateOptions}.
  * @returns a reference per object, in order, with the UID the server reported and `created`.
  * @throws {@link ValidationError} before any mutation, listing every problem.
- * @throws {@link OperationError} (`operation: 'Preflight'`) when the server refuses a dry run or an object
- *   is not this manager's: nothing was written, one failure per refused object.
- * @throws {@link OperationError} (`operation: 'Apply'`) when an apply fails (the cluster changed
- *   after the pre-flight, or `preflight: 'schema'`): `resources` are the objects applied before
- *   it, `failures[0]` the one that failed. Nothing is rolled back.
- * @throws {@link RequestError} when rendering, discovery or reading the schema fails: nothing was
- *   applied.
+ * @throws {@link OperationError} (`operation: 'Preflight'`) when the pre-flight refuses: nothing was written.
+ * @throws {@link OperationError} (`operation: 'Apply'`) when an apply fails: `resources` are the objects
+ *   applied before it, `failures[0]` the one that failed. Nothing is rolled back.
+ * @throws {@link RequestError} when rendering, discovery or reading the schema fails: nothing was applied.
  *
  * @example
  * ```ts
@@ -204,9 +189,8 @@ export async function create(
 }
 
 /**
- * Template mode: re-renders the Template with the same inputs (no saved state) and reads each
- * rendered object, in order, as the server sends it (`status` included). Any read error, a 404
- * included, is thrown at once: there is no partial list (for one, pass `missing: 'null'`).
+ * Template mode: re-renders the Template with the same inputs and reads each rendered object, in
+ * order, `status` included. Any read error, a 404 included, is thrown (for `null`s, `missing: 'null'`).
  *
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - the same overrides `create` was given.
@@ -227,15 +211,12 @@ export async function get(
   options: GetOptions & { missing?: 'error' | undefined },
 ): Promise<KubernetesObject[]>;
 /**
- * Template mode with `missing: 'null'`: reads each rendered object as the form without it does, but
- * an object the server does not have is `null` in its place, so a check step sees that only part of
- * a job exists. Other errors are still thrown.
+ * Template mode with `missing: 'null'`: an object the server does not have is `null` in its place.
  *
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - the same overrides `create` was given.
  * @param options - {@link GetOptions} with `missing: 'null'` (or a {@link Missing} value).
- * @returns one entry per rendered object, in order: the live object, or `null` for a 404 (every entry
- *   when the target namespace does not exist).
+ * @returns one entry per rendered object, in order: the live object, or `null` for a 404.
  * @throws {@link ValidationError} for bad arguments or unsafe rendered objects.
  * @throws {@link RequestError} for the first failed request other than an absent object.
  *
@@ -252,10 +233,8 @@ export async function get(
   options: GetOptions,
 ): Promise<(KubernetesObject | null)[]>;
 /**
- * Reference mode: reads the given refs (e.g. `create()`'s result), in order, as the server sends
- * them (`status` included); no Template is processed. A ref with a `uid` must find that object: a
- * live object of its name with another UID is refused (`OTC_REPLACED`). Any read error, a 404
- * included, is thrown at once. An empty `resources` list sends nothing.
+ * Reference mode: reads the given refs (e.g. `create()`'s result) in order. A ref with a `uid` must
+ * find that object (else `OTC_REPLACED`); any read error is thrown at once.
  *
  * @param options - {@link ReferenceGetOptions} with `resources`, without `missing` (or with `missing: 'error'`).
  * @returns the live objects, one per ref, in order.
@@ -271,9 +250,8 @@ export async function get(
   options: ReferenceGetOptions & { missing?: 'error' | undefined },
 ): Promise<KubernetesObject[]>;
 /**
- * Reference mode with `missing: 'null'`: reads the given refs as the form without it does, but a ref
- * the server does not have is `null` in its place: a 404, or a live object whose UID is not the
- * ref's (the saved object is gone; another took its name). Other errors are still thrown.
+ * Reference mode with `missing: 'null'`: a ref that is gone (a 404, or another UID under its name)
+ * is `null` in its place.
  *
  * @param options - {@link ReferenceGetOptions} with `resources` and `missing: 'null'` (or a {@link Missing} value).
  * @returns one entry per ref, in order: the live object, or `null` for one that is gone.
@@ -310,24 +288,17 @@ export async function get(
 }
 
 /**
- * Template mode: re-renders the Template with the same inputs (a fresh process, no saved state),
- * reads every object it names, then in reverse order deletes those labelled with its `fieldManager` (create's
- * default, `'mini-scheduler'`), pinned to the UID and resourceVersion just read (a 409: read and decide again,
- * at most 3 times), and relinquishes those another manager declares too (`declarers`). Another's object, or one
- * replaced since the read, is left alone and said so through `onWarning`; a 404 counts as already gone; every
- * target is attempted. Controllers' entries are reported, never a reason to keep an object. A replay finding
- * every object under one other manager's mark deletes nothing (`OTC_WRONG_FIELD_MANAGER`). `ownership: 'any'`
- * deletes by name, without reading.
+ * Template mode: re-renders the Template with the same inputs, reads every object, then in reverse
+ * order deletes this `fieldManager`'s, relinquishes those others declare too, and leaves others'
+ * alone (said through `onWarning`); every target is attempted (docs/ownership.md).
  *
  * @param template - the stored Template's name, or a {@link TemplateObject}.
  * @param parameters - the same overrides `create` was given.
  * @param options - {@link DeleteOptions}.
- * @returns a {@link DeleteResult} per object, in deletion order: `deletion` says what happened
- *   (`'deleted'`, `'already-gone'`, `'relinquished'`, `'left-alone'` with its `reason`), `managers` who owns it. A
- *   delete into a namespace that does not exist returns `[]` and reports it through `onWarning`.
+ * @returns a {@link DeleteResult} per object, in deletion order, with its `deletion` and `managers`
+ *   (`[]` for a namespace that does not exist, said through `onWarning`).
  * @throws {@link ValidationError} before any deletion, listing every problem.
- * @throws {@link OperationError} (`operation: 'Delete'`) listing what was done and each failure
- *   (a 403 on the read is one: nothing is deleted without knowing its owner).
+ * @throws {@link OperationError} (`operation: 'Delete'`) listing what was done and each failure.
  * @throws {@link RequestError} when rendering or discovery fails: nothing was deleted.
  *
  * @example
@@ -343,15 +314,11 @@ async function remove(
   options: DeleteOptions,
 ): Promise<DeleteResult[]>;
 /**
- * Reference mode: deletes the given refs (e.g. `create()`'s result) in reverse order; no Template is
- * processed. A ref with a `uid` is deleted with `preconditions.uid`, so a replacement object of the
- * same name is refused (409, `OTC_CONFLICT`). A 404 counts as already deleted; every target is
- * attempted. An empty `resources` list sends nothing.
+ * Reference mode: deletes the given refs in reverse order, a ref's `uid` as a precondition (a
+ * replacement is refused, `OTC_CONFLICT`); a 404 counts as already gone.
  *
  * @param options - {@link ReferenceDeleteOptions} with `resources`.
- * @returns a {@link DeleteResult} per ref, in deletion order, `deletion` `'deleted'` or
- *   `'already-gone'`. A ref keeps the `uid` it was given either way (one given none carries the
- *   deleted object's UID when deleted now).
+ * @returns a {@link DeleteResult} per ref, in deletion order, `deletion` `'deleted'` or `'already-gone'`.
  * @throws {@link ValidationError} before any deletion, listing every problem.
  * @throws {@link OperationError} (`operation: 'Delete'`) listing what was deleted and each failure.
  * @throws {@link RequestError} when discovery fails: nothing was deleted.

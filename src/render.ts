@@ -1,7 +1,5 @@
-// How a call becomes targets. Template mode renders on the server: read the stored Template (or
-// take the caller's), set the parameters and labels in a copy, refuse random generators, POST it to
-// `processedtemplates`, and resolve what it rendered into targets (discovery and the checks);
-// reference mode validates and resolves the refs it is given. Then the verb acts (operations/).
+// How a call becomes targets: template mode renders on the server and resolves what it rendered,
+// reference mode resolves the refs it is given; then the verb acts (operations/).
 import { debuglog } from 'node:util';
 import { RequestError, ValidationError } from './errors.ts';
 import { makeRedactor, type Redactor, redactProblem } from './util/redact.ts';
@@ -12,6 +10,7 @@ import {
   type OperationContext,
   segment,
   send,
+  tell,
   withConnection,
 } from './operations/context.ts';
 import { checkReferenceArguments, checkTemplateArguments } from './checks/arguments.ts';
@@ -45,10 +44,7 @@ export interface Rendered {
   redact: Redactor;
 }
 
-/**
- * The target namespace does not exist (the processing POST's 404 says so), so none of the
- * `count` objects the Template holds can exist there either.
- */
+/** The target namespace does not exist, so none of the Template's `count` objects can. */
 interface AbsentNamespace {
   absent: RequestError;
   count: number;
@@ -107,11 +103,7 @@ function isAbsentNamespace(error: unknown, namespace: string): error is RequestE
   return details?.kind === 'namespaces' && details.name === namespace;
 }
 
-/**
- * Renders the Template in the target namespace, or says that namespace does not exist. The
- * copy sent carries the overrides (their generators dropped) and the caller's labels; a
- * parameter that would still be generated at random is refused, so a replay names the same objects.
- */
+/** Renders the Template in the target namespace, or says that namespace does not exist. */
 export async function render(
   op: OperationContext,
   source: TemplateSource,
@@ -173,9 +165,8 @@ export async function renderTemplate(
 }
 
 /**
- * Rendering for a template-mode delete. A target namespace that no longer exists holds none of
- * the objects, so there is nothing to delete (undefined). A Template that no longer exists cannot
- * be replayed: the error says so, since a scheduler would otherwise retry it forever.
+ * Rendering for a delete: `undefined` when the namespace is gone (nothing to delete); a missing
+ * Template's error says it cannot be replayed, or a scheduler would retry forever.
  */
 async function renderForDelete(
   op: OperationContext,
@@ -200,7 +191,7 @@ async function renderForDelete(
     `namespace "${options.namespace}" does not exist, so no object of Template "${nameOf(source)}" ` +
     'can exist there; nothing was deleted';
   debug('%s', text);
-  op.connection.notify({ text, code: 'OTC_NAMESPACE_ABSENT', operation: 'delete' }, op.warnings);
+  tell(op, 'OTC_NAMESPACE_ABSENT', text);
   return undefined;
 }
 
@@ -283,10 +274,7 @@ async function resolveReferences(op: OperationContext, resources: readonly Resou
   });
 }
 
-/**
- * Template mode: validate the arguments, render, resolve and check every target, then `act`.
- * `absent` answers for a target namespace that does not exist, from the Template's object count.
- */
+/** Template mode: validate, render, resolve every target, then `act`; `absent` answers for a missing namespace. */
 export async function onTemplateTargets<O extends TemplateOptions, T>(
   operation: 'create' | 'get' | 'delete',
   source: TemplateSource,

@@ -1,6 +1,5 @@
-// Checks that run before any mutating request, on what the server holds and renders: the Template
-// copy sent for processing, random generators, and every rendered object. Pure: data in, problems
-// out, no I/O.
+// Checks before any mutating request: the Template copy sent, random generators, every rendered
+// object. Pure: data in, problems out.
 import { isRecord } from './util/json.ts';
 import { nameProblem } from './checks/names.ts';
 import { closest } from './checks/suggest.ts';
@@ -31,9 +30,8 @@ interface TemplateParameter {
 }
 
 /**
- * A copy of a Template ready to POST for processing: overrides set (their generators dropped),
- * server-set metadata cleared, the caller's labels merged over the Template's (as `oc process -l`
- * does). Unknown parameter names are problems, by name only.
+ * A copy of a Template ready to POST: overrides set (generators dropped), server-set metadata
+ * cleared, labels merged as `oc process -l` does; unknown parameter names are problems.
  */
 export function prepareTemplate(
   template: Record<string, unknown>,
@@ -80,10 +78,7 @@ function undeclared(name: string, declared: readonly string[]): string {
   return `parameter ${JSON.stringify(name)} is not declared by the Template${advice}`;
 }
 
-/**
- * Required parameters left without a value: none in the Template, no generator, none given. The
- * server would refuse the processing with a 422 naming the first; this names them all, first.
- */
+/** Required parameters left without a value, all named (the server's 422 names only the first). */
 function missingRequired(parameters: readonly TemplateParameter[]): string[] {
   return parameters
     .filter((p) => p.required === true && (typeof p.value !== 'string' || p.value === ''))
@@ -148,9 +143,8 @@ function problemObject(raw: Record<string, unknown>, index: number, namespace: s
 }
 
 /**
- * Checks every rendered object and reports every problem: identity present and stable, kind
- * served and namespaced, namespace the target, no duplicates. Returns the targets when clean, and
- * whether a kind is not served (a problem of the cluster, not of the objects).
+ * Checks every rendered object (stable identity, served namespaced kind, the target namespace, no
+ * duplicates); the targets when clean, and whether a kind is not served.
  */
 export function checkRenderedObjects(
   objects: readonly unknown[],
@@ -245,10 +239,7 @@ export function verdicts(
   });
 }
 
-/**
- * Whether the root may be out of date: no schema for the object (a 404 of the root may have been a
- * load balancer's), a kind missing, or anything found.
- */
+/** Whether the root may be out of date: no schema, a kind missing, or anything found. */
 export function worthRereading(verdict: Verdict): boolean {
   if ('missing' in verdict) return true;
   // Server-set metadata is refused whatever the schema says.
@@ -305,11 +296,7 @@ function identityOf(ref: ResourceRef): Omit<ProblemObject, 'index'> {
   return { apiVersion: ref.apiVersion, kind: ref.kind, namespace: ref.namespace, name: ref.name };
 }
 
-/**
- * What the verdicts refuse, as problems: under Warn or Ignore an object without a schema (nothing
- * can be dropped without one), and whatever `mode` does not apply. `fixableByWarn` says whether a
- * Strict refusal would pass under Warn.
- */
+/** What the verdicts refuse under `mode`, and whether a Strict refusal would pass under Warn. */
 export function verdictProblems(
   found: readonly Verdict[],
   mode: FieldValidation,

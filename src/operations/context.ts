@@ -1,6 +1,5 @@
-// What every operation shares: the Connection it runs on (the caller's or its own), its limits,
-// signal, warning route and redaction, one request, an object's path and UID, and how a failure
-// of one object's request becomes a RequestError.
+// What every operation shares: its Connection, limits, signal, warnings and redaction, one
+// request, an object's path and UID, and a failure as a RequestError.
 import type { Operation, WarningRoute } from '../connection/warnings.ts';
 import { ClusterConnection } from '../connection/connection.ts';
 import { openConnection } from '../connection/connect.ts';
@@ -8,7 +7,13 @@ import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from '..
 import { RequestError, ValidationError } from '../errors.ts';
 import { type Redactor } from '../util/redact.ts';
 import type { RequestStep } from '../errors.ts';
-import type { CommonOptions, ResourceRef, ServerWarning, WarningHandler } from '../types/index.ts';
+import type {
+  CommonOptions,
+  ResourceRef,
+  ServerWarning,
+  WarningCode,
+  WarningHandler,
+} from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { describeRef } from '../checks/refs.ts';
 
@@ -55,6 +60,17 @@ export function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['targ
   return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace: ref.namespace };
 }
 
+/**
+ * Tells the operation's caller one warning, about `ref` when given, its text redacted.
+ *
+ * @example
+ * tell(op, 'OTC_ADOPTED', `${describeRef(ref)} is taken over`, ref);
+ */
+export function tell(op: OperationContext, code: WarningCode, text: string, ref?: ResourceRef): void {
+  const target = ref === undefined ? {} : { target: warningTarget(ref) };
+  op.connection.notify({ text: op.redact(text), code, operation: op.operation, ...target }, op.warnings);
+}
+
 export const segment = (value: string): string => encodeURIComponent(value);
 
 export function objectPath(apiVersion: string, resource: string, namespace: string, name?: string): string {
@@ -80,11 +96,7 @@ export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/**
- * A failure of one object's request as the RequestError an OperationFailure holds. Every request
- * fails with one; anything else is a defect of the library, kept as `cause`, its message not
- * repeated (it may carry anything).
- */
+/** A failure as a RequestError; anything else is a defect, kept as `cause`, its message not repeated. */
 export function asRequestError(error: unknown, step: RequestStep, ref: ResourceRef): RequestError {
   if (error instanceof RequestError) return error;
   const detail = 'failed unexpectedly (a defect of the library: please report it)';

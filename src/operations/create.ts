@@ -1,6 +1,4 @@
-// create()'s steps after rendering: typing every object against the server's schema before
-// anything is applied, the server-side apply of each (or the POST of what apply cannot create),
-// and reading the namespace's ResourceQuotas for the pre-flight (preflight.ts).
+// create()'s steps after rendering: typing, the writes, and the quota read of the pre-flight.
 import { debuglog } from 'node:util';
 import { OperationError, RequestError, ValidationError } from '../errors.ts';
 import { redactProblem } from '../util/redact.ts';
@@ -29,6 +27,7 @@ import {
   type OperationContext,
   segment,
   send,
+  tell,
   uidOf,
   warningTarget,
   withUid,
@@ -47,10 +46,7 @@ function lookupSchemas(
   return op.connection.schemas.lookup(apiVersions, fresh, wait, op.warnings);
 }
 
-/**
- * The verdicts after the root was read again; where that read failed, or lost a schema the
- * cached root had, the first verdict stands: the re-read only ever adds what is new.
- */
+/** The verdicts after the root was read again; the re-read only ever adds what is new. */
 async function reread(op: OperationContext, first: Verdict[], mode: FieldValidation): Promise<Verdict[]> {
   const targets = first.map((v) => v.target);
   let schemas: ReadonlyMap<string, SchemaLookup>;
@@ -74,13 +70,10 @@ function tellUntyped(op: OperationContext, ref: ResourceRef, missing: Untyped, a
   const key = missing === 'kind' ? `${ref.apiVersion} ${ref.kind}` : ref.apiVersion;
   if (!op.connection.schemas.firstTime(key)) return;
   const what = missing === 'kind' ? `${ref.kind} objects of ${ref.apiVersion}` : `${ref.apiVersion} objects`;
-  op.connection.notify(
-    {
-      text: `${what} are applied without being typed first: ${whyUntyped(missing, ref, answer)}`,
-      code: 'OTC_APPLIED_UNTYPED',
-      operation: op.operation,
-    },
-    op.warnings,
+  tell(
+    op,
+    'OTC_APPLIED_UNTYPED',
+    `${what} are applied without being typed first: ${whyUntyped(missing, ref, answer)}`,
   );
 }
 
@@ -105,11 +98,8 @@ function tellRemoved(
 }
 
 /**
- * Types every target as server-side apply will, before anything is applied (create only), and
- * returns the targets with the objects to apply: under Warn or Ignore without the fields the
- * schema does not declare, and Secrets with stringData folded into data after typing, as the
- * server folds it. Strict refuses any problem; every mode refuses wrong types, keyed-list errors
- * and what will not decode.
+ * Types every target as server-side apply will and returns the objects to apply (undeclared fields
+ * dropped under Warn or Ignore, Secrets' stringData folded after typing); see docs/typing.md.
  */
 export async function typeTargets(
   op: OperationContext,
@@ -152,12 +142,10 @@ export async function applyAll(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
-  before?: (target: Target) => Promise<void>,
 ): Promise<CreatedRef[]> {
   const applied: CreatedRef[] = [];
   for (const target of targets) {
     try {
-      await before?.(target);
       const written = await write(op, target, flags, false).catch((error: unknown) => {
         const { statusCode, status } = error instanceof RequestError ? error : {};
         if (!applyFoundNothing(target.ref, statusCode, status)) throw error;
@@ -173,16 +161,15 @@ export async function applyAll(
 }
 
 /**
- * One write of create(): an apply, or for the kinds of checks/created-by-post.ts (which says why) a
- * merge patch, which never conflicts, and their POST. Never forced. `tell: false` keeps the POST's
- * warning back for a dry run whose write tells it later.
+ * One write of create(): an apply, or for checks/created-by-post.ts's kinds a merge patch and their
+ * POST. Never forced. `announce: false` keeps the POST's warning for a later write to tell.
  */
 export async function write(
   op: OperationContext,
   target: Target,
   flags: ApplyFlags,
   post: boolean,
-  tell = true,
+  announce = true,
 ): Promise<CreatedRef> {
   const { ref } = target;
   const patch =
@@ -195,27 +182,21 @@ export async function write(
     // The field manager on the POST too: kube-apiserver records the create under it.
     query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
     ...(post ? {} : { contentType: patch }),
-    // The typed object (its Secret folded by typeTargets) plus the label that marks it as this
-    // field manager's (checks/ownership.ts).
+    // The typed object plus the label that marks it as this field manager's (checks/ownership.ts).
     body: withOwnerLabel(target.object, flags.fieldManager),
     step: 'Apply',
     target: describeRef(ref),
     object: warningTarget(ref),
     redact: op.redact,
   });
-  if (post && tell) {
-    const text = op.redact(createdByPostText(ref, flags.dryRun));
-    const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(ref) } as const;
-    op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
-  }
+  if (post && announce) tell(op, 'OTC_CREATED_BY_POST', createdByPostText(ref, flags.dryRun), ref);
   // A dry run's UID is one the server made up for an object it did not store: marked as such.
   return { ...withUid(ref, uidOf(body)), created: code === 201, ...(flags.dryRun ? { dryRun: true } : {}) };
 }
 
 /**
- * The one read of the target namespace's ResourceQuotas. A refusal (403 for a caller without
- * `list resourcequotas`, which the README calls optional) or any other failure leaves the batch's
- * sum unchecked, said once: it never fails the create.
+ * The one read of the namespace's ResourceQuotas; any failure (a 403: the permission is optional)
+ * leaves the sum unchecked, said once, and never fails the create.
  *
  * @example
  * const read = await readQuotas(op, 'workers'); // { items } or { unread: why }

@@ -1,16 +1,11 @@
-// delete()'s step, which differs by mode: reference mode deletes the refs it is given; a replay has
-// no saved state, so it reads every object and decides, object by object, from what the server
-// holds. The job's own (checks/ownership.ts: the owner label, or an Apply entry on an object from
-// before it) is deleted with the UID and resourceVersion it read as preconditions, so a change
-// after the read is seen (409) and decided again; one another manager also declares is
-// relinquished (this manager's fields given up by an apply of its identity alone), since in
-// server-side apply that object is shared; another's is left alone. A replay that finds every
-// object marked as one other manager's deletes nothing.
+// delete(): reference mode deletes its refs; a replay reads every object and decides each from
+// what the server holds: deleted (pinned to what it read), relinquished or left alone (docs/ownership.md).
 import {
   asRequestError,
   objectPath,
   type OperationContext,
   send,
+  tell,
   uidOf,
   warningTarget,
   withUid,
@@ -19,7 +14,7 @@ import { describeRef } from '../checks/refs.ts';
 import { resourceCreatedByPost } from '../checks/created-by-post.ts';
 import { OperationError, type OperationFailure, RequestError } from '../errors.ts';
 import { dryRunMayWrite } from '../checks/dry-run.ts';
-import type { DeleteResult, KubernetesObject, WarningCode } from '../types/index.ts';
+import type { DeleteResult, KubernetesObject } from '../types/index.ts';
 import type { Target } from '../validate.ts';
 import {
   isMine,
@@ -31,7 +26,7 @@ import {
   stillChangingError,
   wrongManagerError,
 } from '../checks/ownership.ts';
-import { readOne } from './read.ts';
+import { readLive } from './read.ts';
 
 export interface DeleteFlags {
   dryRun?: boolean | undefined;
@@ -61,36 +56,19 @@ export async function deleteAll(
   return deleted;
 }
 
-/**
- * Whether a dry-run delete of this target is not sent, said with the warning create()'s pre-flight
- * gives: the image kinds' storage deleted for real on a dry run before openshift-apiserver#511
- * (Delete calls UpdateImageStream without the options), and a server does not say whether it has
- * the fix. Legacy RBAC deletes pass their options on in every release: sent.
- */
+/** Whether a dry-run delete is not sent, as the image kinds' may write (docs/preflight.md); said. */
 function skippedDryRun(op: OperationContext, target: Target, flags: DeleteFlags): boolean {
   if (flags.dryRun !== true || !dryRunMayWrite(target.ref)) return false;
   const { ref } = target;
   const text =
     `${describeRef(ref)} is not dry-run deleted, so this result is unverified: openshift-apiserver before ` +
     `openshift/openshift-apiserver#511 writes the image stream on a dry-run delete of ${ref.apiVersion} ${ref.kind}`;
-  const warning = {
-    code: 'OTC_DRY_RUN_UNVERIFIED',
-    text: op.redact(text),
-    target: warningTarget(ref),
-  } as const;
-  op.connection.notify({ ...warning, operation: op.operation }, op.warnings);
+  tell(op, 'OTC_DRY_RUN_UNVERIFIED', text, ref);
   return true;
 }
 
-/**
- * What a DELETE is pinned to: the UID (reference mode's ref, the replay's read) and, for the
- * replay, the resourceVersion it read, so a change since the read answers 409 (apimachinery
- * `Preconditions`). ImageStreamTag and ImageTag storages check only the image stream's UID.
- *
- * @example
- * const pin: Pin = { uid: 'c0ffee', resourceVersion: '1042' };
- */
-export interface Pin {
+/** A DELETE's preconditions: the UID, and for a replay the resourceVersion it read. */
+interface Pin {
   uid: string;
   resourceVersion?: string | undefined;
 }
@@ -135,9 +113,8 @@ const REREADS = 3;
 type ReplayFlags = DeleteFlags & { fieldManager: string };
 
 /**
- * Template mode's delete: every target read first (at once over HTTP/2), then, in reverse order,
- * each decided and deleted, relinquished or left alone. A 404 on the read is already gone; any other
- * failure of the read is the target's failure. Every target is attempted.
+ * Template mode's delete: every target read first, then each decided in reverse order; a failed
+ * read is the target's failure, every target attempted.
  *
  * @example
  * const results = await deleteOwned(op, targets, { useUid: false, fieldManager: 'mini-scheduler' });
@@ -188,17 +165,7 @@ async function readEach(
   return reads;
 }
 
-function readLive(op: OperationContext, target: Target): Promise<KubernetesObject | null> {
-  return readOne(op, target).catch((error: unknown) => {
-    if (error instanceof RequestError && error.statusCode === 404) return null;
-    throw error;
-  });
-}
-
-/**
- * One target: decided on what was read, and decided again on a fresh read after a 409 (the object
- * changed since), at most {@link REREADS} times.
- */
+/** One target, decided on what was read, and again on a fresh read after a 409 (at most REREADS times). */
 async function replayOne(
   op: OperationContext,
   target: Target,
@@ -206,16 +173,13 @@ async function replayOne(
   flags: ReplayFlags,
 ): Promise<DeleteResult> {
   const { ref } = target;
-  const tell = (text: string, code: WarningCode): void => {
-    op.connection.notify({ text, code, operation: 'delete', target: warningTarget(ref) }, op.warnings);
-  };
   let live = first;
   for (let rereads = 0; ; rereads += 1) {
     if (live === null) return { ...ref, deletion: 'already-gone' };
     const managers = managersOf(live);
     const uid = uidOf(live);
     if (!isMine(live, flags.fieldManager, ref)) {
-      tell(notOwnedText(ref, flags.fieldManager, live), 'OTC_NOT_OWNED');
+      tell(op, 'OTC_NOT_OWNED', notOwnedText(ref, flags.fieldManager, live), ref);
       return { ...ref, ...(uid ? { uid } : {}), deletion: 'left-alone', reason: 'not-owned', managers };
     }
     const declarers = otherDeclarers(managers, flags.fieldManager);
@@ -223,7 +187,7 @@ async function replayOne(
       const deletion = declarers.length > 0 ? 'relinquished' : 'deleted';
       return { ...ref, ...(uid ? { uid } : {}), deletion, dryRun: true, managers };
     }
-    if (declarers.length > 0) return relinquish(op, target, flags, { uid, managers, declarers, tell });
+    if (declarers.length > 0) return relinquish(op, target, flags, { uid, managers, declarers });
     const version = live.metadata?.resourceVersion;
     const resourceVersion = typeof version === 'string' ? version : undefined;
     try {
@@ -234,7 +198,7 @@ async function replayOne(
       if (rereads === REREADS) throw stillChangingError(ref, REREADS, error);
       live = await readLive(op, target);
       if (live !== null && uidOf(live) !== uid) {
-        tell(replacedText(ref), 'OTC_REPLACED');
+        tell(op, 'OTC_REPLACED', replacedText(ref), ref);
         return { ...ref, deletion: 'left-alone', reason: 'replaced', managers };
       }
     }
@@ -245,20 +209,17 @@ interface Shared {
   uid: string | undefined;
   managers: DeleteResult['managers'];
   declarers: string[];
-  tell: (text: string, code: WarningCode) => void;
 }
 
 /**
- * Gives up this manager's share of an object others declare too: an apply of its identity alone,
- * so the fields only this manager owned (its owner label among them) go and the object stays; a
- * kind created by POST loses its label by a merge patch (checks/created-by-post.ts says why). A
- * refusal leaves it alone, said; any other failure is the target's.
+ * Gives up this manager's share of a shared object by an apply of its identity alone (a merge patch
+ * of the label for POST-created kinds); a refusal leaves it alone, said.
  */
 async function relinquish(
   op: OperationContext,
   target: Target,
   flags: ReplayFlags,
-  { uid, managers, declarers, tell }: Shared,
+  { uid, managers, declarers }: Shared,
 ): Promise<DeleteResult> {
   const { ref } = target;
   const kept = { ...ref, ...(uid ? { uid } : {}), managers, declarers };
@@ -290,16 +251,11 @@ async function relinquish(
     if (!(error instanceof RequestError && error.outcome === 'refused')) throw error;
     if (error.statusCode === 404) return { ...ref, deletion: 'already-gone' };
     const names = declarers.map((d) => `"${d}"`).join(', ');
-    tell(
-      op.redact(
-        `left ${describeRef(ref)} alone: ${names} declare it too, and giving up its fields was refused: ${error.message}`,
-      ),
-      'OTC_NOT_RELINQUISHED',
-    );
+    const text = `left ${describeRef(ref)} alone: ${names} declare it too, and giving up its fields was refused: ${error.message}`;
+    tell(op, 'OTC_NOT_RELINQUISHED', text, ref);
     return { ...kept, deletion: 'left-alone', reason: 'co-declared' };
   }
-  // An apply creates what is absent: the object went between the read and this apply (201), so the
-  // bare object it just made is removed again by its UID, and nothing of the job is left.
+  // A 201: the object went since the read, so the bare one this apply made is removed by its UID.
   if (answer.code === 201) {
     const made = uidOf(answer.body);
     if (flags.dryRun !== true && made !== undefined) await deleteOne(op, target, flags, { uid: made });

@@ -1,14 +1,10 @@
-// create()'s pre-flight: every typed object is sent the very apply create() will send, with
-// dryRun=All, all at once, and nothing is written unless the server passes every one. A dry run runs
-// every stage of the request but storage — authorization as the real request (the create check of
-// an apply that would create included), conflicts against the live object, validation and
-// immutability, admission — so a refusal the server can predict is found before the first write
-// (kubernetes/apiserver pkg/endpoints/handlers/patch.go, pkg/registry/generic/registry/dryrun.go).
+// create()'s pre-flight: every typed object's apply sent at once with dryRun=All; nothing is
+// written unless the server passes every one (why a dry run sees what the write would: docs/preflight.md).
 import { debuglog } from 'node:util';
 import { OperationError, type OperationFailure, RequestError, ValidationError } from '../errors.ts';
-import { asError, asRequestError, type OperationContext, warningTarget } from './context.ts';
+import { asError, asRequestError, type OperationContext, tell } from './context.ts';
 import { type ApplyFlags, applyAll, readQuotas, typeTargets, write } from './create.ts';
-import { readOne } from './read.ts';
+import { readLive } from './read.ts';
 import { refusedAsUntyped } from '../connection/openapi.ts';
 import { applyFoundNothing, createdByPostText } from '../checks/created-by-post.ts';
 import { adoptionChecked, isMine, notAdoptedError, notAdoptedText } from '../checks/ownership.ts';
@@ -28,13 +24,10 @@ import type { Target } from '../validate.ts';
 
 const debug = debuglog('openshift-templates');
 
-/**
- * One object's dry run: the ref it would have (with why it is applied unverified, when its dry
- * run could not be made, and whether it was a POST's), or the error the server answered.
- */
+/** One object's dry run: its ref (why unverified, whether a POST's), or the server's error. */
 type DryRun = { ref: CreatedRef; unverified?: string; posted?: boolean } | { error: RequestError };
 
-/** A ref that passes without a dry run's answer; it counts as created, as its write may create it. */
+/** A ref that passes without a dry run's answer; counted as created, as its write may create it. */
 const unanswered = (target: Target, unverified: string): DryRun => ({
   ref: { ...target.ref, created: true },
   unverified,
@@ -44,18 +37,14 @@ const unanswered = (target: Target, unverified: string): DryRun => ({
 const untyped = (answer: DryRun): boolean =>
   'error' in answer && refusedAsUntyped(answer.error.statusCode ?? 0, answer.error.status);
 
-/** One object's dry run in the wave, with the target it was sent for. */
 interface Answer {
   target: Target;
   answer: DryRun;
 }
 
 /**
- * The objects whose dry run was refused as untyped, typed once more and dry-run once more (never
- * again). The refusal expired the Connection's root and marked the group-version, so this typing
- * reads the server's current document (connection/openapi.ts): under Warn the field the schema
- * no longer declares is dropped with a warning, under Strict typing refuses naming it
- * (ValidationError, nothing written), and the create goes on with what typing returns.
+ * Dry runs refused as untyped: typed once more against the server's current document and dry-run
+ * once more, never again (docs/typing.md).
  */
 async function retypeUntyped(
   op: OperationContext,
@@ -80,9 +69,8 @@ async function retypeUntyped(
 }
 
 /**
- * A deferred object's dry run right before its write, typed and sent once more after an untyped
- * refusal as in the wave; the target to write. Objects before it are written by then, so a
- * refusal is the server's (which names the field too), with typing's verdict as its cause.
+ * A deferred object's dry run right before its write (retyped as in the wave); the target to write.
+ * A refusal then is the server's, with typing's verdict as its cause.
  */
 async function dryRunDeferred(
   op: OperationContext,
@@ -104,12 +92,9 @@ async function dryRunDeferred(
 }
 
 /**
- * The dry run of one target. A kind whose apply cannot create it answers 404 and is created by a
- * POST: that POST is dry-run in its place, so its proxy's own checks (the subjects it converts,
- * RBAC's escalation check) come before the first write. A webhook that does not support dry runs,
- * or a kind whose dry run may write, leaves the object unverified, said on the warning channel,
- * never refused. A lost connection is sent once more where the storage
- * honours dry runs, so nothing was written.
+ * The dry run of one target: a kind created by POST has its POST dry-run instead; a webhook without
+ * dry-run support, or a kind whose dry run may write, leaves it unverified (a warning, never a
+ * refusal); a lost connection is resent once where the storage honours dry runs (docs/preflight.md).
  */
 async function dryRun(
   op: OperationContext,
@@ -150,11 +135,7 @@ async function dryRun(
   }
 }
 
-/**
- * What the wave decided: the targets to write (those typed once more replace the first), each
- * object's ref, the objects to dry-run again before their write, the warnings for objects applied
- * unverified (told once the wave passes), and the objects whose dry run was their POST's.
- */
+/** What the wave decided: targets to write, refs, objects deferred, unverified or POSTed. */
 interface Wave {
   targets: Target[];
   refs: CreatedRef[];
@@ -164,21 +145,13 @@ interface Wave {
 }
 
 /** Says that an object is applied without its dry run's checks. */
-function tellUnverified(op: OperationContext, target: Target, text: string): void {
-  const warning = {
-    code: 'OTC_DRY_RUN_UNVERIFIED' as const,
-    text: op.redact(text),
-    operation: op.operation,
-    target: warningTarget(target.ref),
-  };
-  op.connection.notify(warning, op.warnings);
-}
+const tellUnverified = (op: OperationContext, target: Target, text: string): void => {
+  tell(op, 'OTC_DRY_RUN_UNVERIFIED', text, target.ref);
+};
 
 /**
- * The wave itself. Over HTTP/2 every dry run is a stream of one session (node:http2 holds back
- * those beyond the server's stream limit); over HTTP/1.1 the pool bounds the sockets. An object
- * refused only for an earlier object of the batch that does not exist yet is deferred; every other
- * failure is in the one OperationError('Preflight'), with nothing written.
+ * The wave itself. An object refused only for an earlier one of the batch that does not exist yet
+ * is deferred; every other failure is in the one OperationError('Preflight'), nothing written.
  */
 async function wave(
   op: OperationContext,
@@ -217,10 +190,8 @@ async function wave(
 }
 
 /**
- * The wave, and beside it the one read of the namespace's ResourceQuotas; the call ends only when
- * both have, whichever fails. The read goes first: its answer is the quickest to come and to
- * read, so the stream or socket it frees carries the first dry run beyond the server's stream
- * limit (or the pool) one answer sooner (docs/performance-preflight.md).
+ * The wave and the one ResourceQuota read beside it, which goes first: it frees its stream soonest
+ * (docs/performance-preflight.md). Both end before either failure is thrown.
  */
 async function waveAndQuotas(
   op: OperationContext,
@@ -265,12 +236,9 @@ function partWay(error: unknown, before: readonly CreatedRef[], target: Target):
 }
 
 /**
- * create()'s adoption check, before the first write: reads each given target (those whose dry run
- * answered 200, or every target without the dry runs) and refuses, one failure each, any that this
- * field manager does not manage (checks/ownership.ts isMine), naming its managers, with
- * OperationError('Preflight'): nothing written. With `adopt` they are taken over, said each. Kinds
- * whose storage keeps no labels are not read. A read's own failure (a 403, the signal) refuses too:
- * nothing is taken over without knowing whose it is.
+ * create()'s adoption check before the first write: reads each target and refuses any this field
+ * manager does not manage, or takes it over with `adopt` (said each); a failed read refuses too.
+ * OperationError('Preflight'): nothing written (docs/ownership.md).
  *
  * @example
  * await checkAdoption(op, existing, { fieldManager: 'mini-scheduler', dryRun: false });
@@ -281,14 +249,7 @@ export async function checkAdoption(
   flags: ApplyFlags,
 ): Promise<void> {
   const checked = targets.filter((t) => adoptionChecked(t.ref));
-  const reads = await Promise.allSettled(
-    checked.map((t) =>
-      readOne(op, t).catch((error: unknown) => {
-        if (error instanceof RequestError && error.statusCode === 404) return null;
-        throw error;
-      }),
-    ),
-  );
+  const reads = await Promise.allSettled(checked.map((t) => readLive(op, t)));
   const failures: OperationFailure[] = [];
   for (const [i, read] of reads.entries()) {
     const target = checked[i];
@@ -300,8 +261,7 @@ export async function checkAdoption(
     if (read.value === null || isMine(read.value, flags.fieldManager, target.ref)) continue;
     if (flags.adopt === true) {
       const text = `${describeRef(target.ref)} is taken over (adopt: true): ${notAdoptedText(flags.fieldManager, read.value, true)}`;
-      const about = { code: 'OTC_ADOPTED', target: warningTarget(target.ref) } as const;
-      op.connection.notify({ text: op.redact(text), operation: op.operation, ...about }, op.warnings);
+      tell(op, 'OTC_ADOPTED', text, target.ref);
       continue;
     }
     failures.push({
@@ -314,10 +274,7 @@ export async function checkAdoption(
 
 /**
  * create() with the pre-flight: the dry-run wave, then (unless `flags.dryRun`) the applies in
- * rendered order. A deferred object is dry-run again right before its own write, once its
- * prerequisites are applied; refused then, the create is part-way: OperationError('Apply') with
- * exactly the objects written before it, as any failed write. `mode` is create()'s
- * fieldValidation, for typing once more after a dry run refused as untyped.
+ * order, a deferred object dry-run again right before its write. `mode` retypes untyped refusals.
  *
  * @example
  * const refs = await createChecked(op, typed, { fieldManager: 'mini-scheduler', dryRun: false }, 'Strict');
@@ -331,11 +288,8 @@ export async function createChecked(
   const { targets, refs, deferred, posted } = await waveAndQuotas(op, typed, flags, mode);
   if (flags.dryRun) {
     // The write's own warning, as the schema-only path's dry run gives it; a real create tells it at the POST.
-    for (const target of posted) {
-      const text = op.redact(createdByPostText(target.ref, true));
-      const about = { code: 'OTC_CREATED_BY_POST', target: warningTarget(target.ref) } as const;
-      op.connection.notify({ text, operation: op.operation, ...about }, op.warnings);
-    }
+    for (const target of posted)
+      tell(op, 'OTC_CREATED_BY_POST', createdByPostText(target.ref, true), target.ref);
     return refs.map((ref) => ({ ...ref, dryRun: true }));
   }
   const written: CreatedRef[] = [];
@@ -351,11 +305,8 @@ export async function createChecked(
 }
 
 /**
- * create() with `preflight: 'schema'`: typing only, then the applies in rendered order; under
- * `flags.dryRun`, each object's dry run in that order, except those of kinds whose dry run may
- * write (an image kind before openshift/openshift-apiserver#511), which are not sent and said as
- * the pre-flight says them, with the ref its wave returns for them. A refusal is part-way as any
- * failed apply: OperationError('Apply') with the refs before it, those not sent included.
+ * create() with `preflight: 'schema'`: the applies in order (dry runs under `flags.dryRun`, except
+ * kinds whose dry run may write, said unverified as the pre-flight says them).
  *
  * @example
  * const refs = await createTypedOnly(op, typed, { fieldManager: 'mini-scheduler', dryRun: true });

@@ -30,6 +30,14 @@ function isGone(error: unknown): boolean {
   return error instanceof RequestError && (error.statusCode === 404 || error.code === 'OTC_REPLACED');
 }
 
+/** The live object, or `null` for a 404. */
+export function readLive(op: OperationContext, target: Target): Promise<KubernetesObject | null> {
+  return readOne(op, target).catch((error: unknown) => {
+    if (error instanceof RequestError && error.statusCode === 404) return null;
+    throw error;
+  });
+}
+
 export async function readOne(op: OperationContext, target: Target): Promise<KubernetesObject> {
   const { body } = await send(op, {
     method: 'GET',

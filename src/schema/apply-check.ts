@@ -1,7 +1,5 @@
-// What create() does with one rendered object before it applies it, by field validation mode:
-// type it as server-side apply will (every problem, not the server's first per map), and under
-// Warn or Ignore drop what the schema does not declare. Pure: a table and an object in, a verdict
-// out.
+// What create() does with one rendered object before it applies it, by field validation mode.
+// Pure: a table and an object in, a verdict out.
 import { pruneUndeclared } from './prune.ts';
 import { withoutServerSet } from './server-set.ts';
 import { kindKey, type TypeTable } from './table.ts';
@@ -33,10 +31,8 @@ function declaresKind(table: TypeTable, object: Record<string, unknown>): boolea
 
 /**
  * Types the object against its group-version's schema and says what to apply. Strict refuses any
- * problem; Warn and Ignore remove undeclared fields and the server-set metadata kube-apiserver
- * refuses in an apply body (on a copy) and refuse the rest. Decode problems (a fraction for an
- * integer, a Quantity that does not parse, bytes that are not base64, a time that is not RFC 3339)
- * are refused in every mode, for built-in kinds only, as only those are decoded into Go types.
+ * problem; Warn and Ignore drop undeclared fields and server-set metadata (on a copy) and refuse
+ * the rest. Decode problems (built-in kinds only) are refused in every mode.
  *
  * @example
  * const check = checkForApply(schema, deployment, 'Warn');

@@ -1,8 +1,5 @@
-// Whether a `format: byte` string decodes, as kube-apiserver decodes it into a []byte: encoding/json
-// (sigs.k8s.io/json `internal/golang/encoding/json/decode.go` literalStore) hands the string's
-// bytes to Go's base64.StdEncoding.Decode (`encoding/base64/base64.go` decodeQuantum): the standard
-// alphabet with `=` padding, `\r` and `\n` skipped anywhere (so wrapped base64 decodes), no other
-// byte. Only where it stops matters here: that offset is what the server's error names.
+// Whether a `format: byte` string decodes as Go's base64.StdEncoding does (docs/typing.md). Only
+// where it stops matters: that offset is what the server's error names.
 
 const ALPHABET = new Set(Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'));
 const PAD = 0x3d;
@@ -57,8 +54,7 @@ function quantum(src: Uint8Array, start: number): Quantum {
 }
 
 /**
- * The input byte at which Go's `base64.StdEncoding.Decode` refuses the text (its
- * `CorruptInputError`), or `undefined` when it decodes.
+ * The input byte at which Go's `base64.StdEncoding.Decode` refuses the text, or `undefined`.
  *
  * @example
  * base64Error('aGVsbG8='); // undefined

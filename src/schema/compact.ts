@@ -1,9 +1,5 @@
-// An OpenAPI v3 document (as kube-apiserver publishes one per group-version) → a compact type
-// table. The conversion follows kube-openapi `pkg/schemaconv/openapi.go` (ToSchemaFromOpenAPI,
-// parseSchema, parseObject, parseList, makeOpenAPIRef) and `pkg/schemaconv/smd.go`
-// (convertPrimitive, getListElementRelationship, getMapElementRelationship); embedded resources
-// get the fields apiextensions-apiserver's `controller/openapi/builder/builder.go`
-// (addEmbeddedProperties) gives them in the documents it publishes.
+// An OpenAPI v3 document → a compact type table, as kube-openapi's schemaconv converts it
+// (sources: docs/typing.md).
 import {
   OBJECT_META,
   UNTYPED,
@@ -19,7 +15,7 @@ import {
 
 type Json = Record<string, unknown>;
 
-// schemaconv hard-codes these two by name (kube-openapi issue #364).
+// schemaconv hard-codes these two by name.
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
 // Published as `format: date-time` like Time, but parsed with RFC3339Micro: told apart by name.
@@ -61,8 +57,7 @@ function primitive(type: string, format: unknown): TypeDef {
     case 'boolean':
       return { scalar: 'boolean' };
     default: {
-      // Only a plain or `byte` string is a string; every other format (date-time, int-or-string)
-      // is an untyped scalar in convertPrimitive. Decoding checks byte, date-time, int-or-string.
+      // convertPrimitive: any format but `byte` (date-time, int-or-string) is an untyped scalar.
       if (format === 'int-or-string' || format === 'date-time') return { scalar: 'untyped', format };
       if (format === 'byte') return { scalar: 'string', format };
       const scalar: ScalarKind = format === undefined || format === '' ? 'string' : 'untyped';
@@ -216,10 +211,8 @@ function schemasOf(document: unknown): Json {
 }
 
 /**
- * Converts an OpenAPI v3 document into the compact type table typing uses: per named type only
- * its structure (fields, element types, list keys, scalar kinds and the formats decoding checks),
- * plus the type name of each kind from `x-kubernetes-group-version-kind`. Descriptions, paths and
- * validation keywords are dropped. Pure: the document is not changed.
+ * Converts an OpenAPI v3 document into the compact type table typing uses: each named type's
+ * structure and each kind's type name; descriptions and validation keywords are dropped.
  *
  * @example
  * const table = compactTypes(await (await fetch(url)).json());

@@ -1,8 +1,5 @@
 // What kube-apiserver refuses right after typing, while it converts the typed object into its Go
-// types (managedfields `structuredmerge.go` Apply → toVersioned; apimachinery
-// `runtime/converter.go` fromUnstructured, structured-merge-diff `value/reflectcache.go`
-// FromUnstructured for types with their own UnmarshalJSON). Built-in kinds only. A plain int32
-// field takes an integer beyond its range silently (converter.go `sv.Convert`): no check here.
+// types (built-in kinds only; sources and what is not checked: docs/typing.md).
 import { base64Error } from './base64.ts';
 import { quantityError } from './quantity.ts';
 import type { DecodeFormat } from './table.ts';

@@ -1,9 +1,5 @@
-// Path elements as the server prints them. Two syntaxes over the same walk:
-// - structured-merge-diff's (`fieldpath/element.go` PathElement.String, `value/value.go`
-//   ToString): `.field`, `[name="x"]` with keys sorted by name, `[="v"]` for a set, `[3]`;
-// - apimachinery's strict decoding (sigs.k8s.io/json `internal/golang/encoding/json/
-//   kubernetes_patch.go` appendStrictFieldStackKey / appendStrictFieldStackIndex): fields joined
-//   by `.` without a leading one, every list element by index.
+// Path elements as the server prints them, in structured-merge-diff's syntax (`.field`,
+// `[name="x"]`, `[="v"]`, `[3]`) and strict decoding's (`a.b[0]`); sources in docs/typing.md.
 
 export { goQuote } from '../util/quote.ts';
 import { goQuote } from '../util/quote.ts';
@@ -20,11 +16,7 @@ function goFloat(n: number): string {
   return String(n);
 }
 
-/**
- * A value as structured-merge-diff prints it inside a path element (`value.ToString`): strings
- * Go-quoted, numbers and booleans bare, `null`. Whole numbers print as integers, as the server
- * decodes them into int64.
- */
+/** A value inside a path element: strings Go-quoted, others bare; whole numbers as the int64 they decode to. */
 export function smdValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return goQuote(value);

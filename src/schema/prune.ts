@@ -1,6 +1,5 @@
-// Dropping what the schema does not declare, for the modes that apply the rest (as the API server
-// drops unknown fields of a create body under `fieldValidation=Warn|Ignore`). Wrong types are not
-// dropped: they stay problems, since nothing sensible is left to apply.
+// Dropping what the schema does not declare, for Warn and Ignore. Wrong types stay problems:
+// nothing sensible is left to apply.
 import { setOwn } from '../util/json.ts';
 import { typeObject, type TypingOptions, type TypingResult } from './typing.ts';
 import type { TypeTable } from './table.ts';
@@ -48,9 +47,7 @@ function copyWithout(value: unknown, trie: Trie | undefined): unknown {
 }
 
 /**
- * Types the object and returns a copy without its undeclared fields; the input is never changed.
- * Problems other than undeclared fields (wrong types, keyed-list errors) and the decode problems
- * are returned as they are: they are not pruned.
+ * Types the object and returns a copy without its undeclared fields; other problems are returned as they are.
  *
  * @example
  * const { object, removed, problems } = pruneUndeclared(table, deployment);

@@ -1,11 +1,9 @@
-// A Quantity field's value as kube-apiserver decodes it (resource.Quantity UnmarshalJSON trims it,
-// then ParseQuantity reads it: src/util/quantity.ts), refused in apimachinery's words.
+// A Quantity field's value as kube-apiserver decodes it (src/util/quantity.ts), refused in its words.
 import { readQuantity } from '../util/quantity.ts';
 import { QUANTITY_FORMAT, QUANTITY_SUFFIX } from './wording.ts';
 
 /**
- * Why a Quantity string does not parse, in apimachinery's words, or `undefined` when it parses.
- * The text is what the server reads: a JSON string's content, or a JSON number's text.
+ * Why a Quantity string (a JSON string's content or a number's text) does not parse, or `undefined`.
  *
  * @example
  * quantityError('1.5.2'); // "quantities must match the regular expression '…'"

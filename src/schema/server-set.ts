@@ -1,13 +1,6 @@
 // Metadata the server sets that a rendered object may still carry (a Template made from
-// `oc get -o json` of an older client, or with `--show-managed-fields`), of which kube-apiserver
-// refuses three in a server-side apply body:
-// - managedFields: a 400 before the body is typed (apimachinery managedfields/internal/
-//   structuredmerge.go Apply: "metadata.managedFields must be nil");
-// - uid: a 409 when the apply creates the object (apiserver endpoints/handlers/patch.go applyPatch:
-//   "uid mismatch"), a 422 when it is not the live object's (rest/update.go BeforeUpdate);
-// - resourceVersion: a precondition once the object exists, so a replay is a 409
-//   (registry/generic/registry/store.go Update: "the object has been modified").
-// creationTimestamp and generation pass: the server replaces the first and takes the second.
+// `oc get -o json`): kube-apiserver refuses managedFields, uid and resourceVersion in an apply
+// body (how, in docs/typing.md); creationTimestamp and generation pass.
 import { isRecord } from '../util/json.ts';
 import type { TypingProblem } from './wording.ts';
 
@@ -36,8 +29,7 @@ function problemOf(key: string): TypingProblem {
 }
 
 /**
- * The server-set metadata fields of the object that kube-apiserver refuses in an apply body (one
- * problem each, `kind: 'server-set'`, in document order), and a copy of the object without them.
+ * The server-set metadata an apply body may not carry (one `server-set` problem each), and a copy without it.
  *
  * @example
  * const { object, found } = withoutServerSet({ kind: 'ConfigMap', metadata: { name: 'a', uid: 'u' } });

@@ -1,15 +1,10 @@
-// The compact type table: what typing needs from an OpenAPI v3 document and nothing else. Its
-// shape mirrors structured-merge-diff's `schema.Atom` (sigs.k8s.io/structured-merge-diff
-// `schema/elements.go`): a type may be a scalar, a map and a list at once, and the value decides
-// which applies. The table is plain JSON so it can be cached and shared as it is.
+// The compact type table: what typing needs from an OpenAPI v3 document, as plain JSON so it can
+// be cached and shared. A type may be a scalar, a map and a list at once (structured-merge-diff's Atom).
 
 /** The scalar kinds of structured-merge-diff (`schema.Scalar`); `untyped` takes any scalar. */
 export type ScalarKind = 'string' | 'numeric' | 'boolean' | 'untyped';
 
-/**
- * What the server checks when it decodes a typed value into its Go types (built-in kinds only):
- * an integer width, a Quantity string, an IntOrString, base64 bytes, a Time or a MicroTime.
- */
+/** What the server checks when it decodes a typed value into its Go types (built-in kinds only). */
 export type DecodeFormat =
   'int32' | 'int64' | 'quantity' | 'int-or-string' | 'byte' | 'date-time' | 'micro-time';
 
@@ -53,11 +48,7 @@ export interface TypeTable {
   kinds: Record<string, string>;
 }
 
-/**
- * The reserved name of the type that accepts anything (kube-openapi `schemaconv`'s
- * `__untyped_atomic_` and `__untyped_deduced_`, which typing treats alike). It is never stored in
- * a table.
- */
+/** The reserved name of the type that accepts anything; never stored in a table. */
 export const UNTYPED = '__untyped_';
 
 /** The definition name of ObjectMeta in the documents kube-apiserver publishes. */

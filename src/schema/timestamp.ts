@@ -1,9 +1,5 @@
-// Whether a `format: date-time` value parses as kube-apiserver parses it into metav1.Time
-// (`time.Parse(time.RFC3339, s)`) or, for MicroTime fields, `time.Parse(RFC3339Micro, s)`
-// (k8s.io/apimachinery `pkg/apis/meta/v1/time.go`, `micro_time.go` UnmarshalJSON). Go's general
-// parser (`time/format.go` parse) decides, and it takes more than RFC 3339 strictly does: a
-// one-digit hour, a comma before the fraction, any number of fraction digits after seconds. Its
-// errors are given without the text they quote.
+// Whether a `format: date-time` value parses as Go's `time.Parse` parses it into metav1.Time or
+// MicroTime, which takes more than RFC 3339 does (docs/typing.md); errors without the quoted text.
 import { goQuote } from './paths.ts';
 
 const RFC3339 = '2006-01-02T15:04:05Z07:00';
@@ -124,8 +120,7 @@ function firstError(steps: readonly (() => Step)[]): Step {
 }
 
 /**
- * Why Go's `time.Parse` refuses the text under RFC 3339 (or RFC3339Micro, for MicroTime fields), in
- * its words without the quoted text, or `undefined` when it parses.
+ * Why Go's `time.Parse` refuses the text under RFC 3339 (RFC3339Micro for MicroTime), or `undefined`.
  *
  * @example
  * timeError('2024-01-01T10:00:00Z', false); // undefined

@@ -1,7 +1,5 @@
-// Typing a JSON value against a compact type table by structured-merge-diff's rules
-// (sigs.k8s.io/structured-merge-diff `typed/validate.go` validatingObjectWalker and
-// `typed/helpers.go`), then the checks kube-apiserver makes right after, while it decodes the
-// typed value into its Go types (built-in kinds only). Pure: data in, problems out.
+// Typing a JSON value against a compact type table by structured-merge-diff's rules, then the
+// decode checks (docs/typing.md). Pure: data in, problems out.
 import { keyElement, valueElement } from './paths.ts';
 import { checkDecode } from './decode.ts';
 import {
@@ -34,11 +32,7 @@ import {
 
 /** How to type. */
 export interface TypingOptions {
-  /**
-   * Also check what kube-apiserver refuses while decoding into its Go types: a fraction in an
-   * integer field, a Quantity that does not parse, an IntOrString that is neither. Built-in kinds
-   * only: custom resources are not decoded into Go types.
-   */
+  /** Also check what kube-apiserver refuses while decoding into Go types (built-in kinds only). */
   decode?: boolean;
 }
 
@@ -202,9 +196,8 @@ function visitList(w: Walk, value: unknown, list: ListDef, place: Place): void {
 }
 
 /**
- * Types a JSON value against a type of the table by structured-merge-diff's rules, and (with
- * `decode`) checks what kube-apiserver refuses right after while decoding into its Go types.
- * Every problem names its path in both syntaxes and a reason that names types, never values.
+ * Types a JSON value against a type of the table (and with `decode`, the decode checks). Problems
+ * name their path in both syntaxes and types, never values.
  *
  * @example
  * const { problems } = typeValue(table, { replicas: 'two' }, 'io.k8s.api.apps.v1.DeploymentSpec');
@@ -227,9 +220,8 @@ export function typeValue(
 }
 
 /**
- * Types a rendered object against the type its `apiVersion` and `kind` name in the table, as
- * server-side apply does before anything else (managedfields `structuredmerge.go` Apply →
- * `ObjectToTyped`). A kind the table lacks is one problem.
+ * Types a rendered object against the type its `apiVersion` and `kind` name, as server-side apply
+ * does first. A kind the table lacks is one problem.
  *
  * @example
  * const { problems } = typeObject(table, deployment, { decode: true });

@@ -4,10 +4,7 @@ import { fieldElement, indexElement, strictField, strictIndex } from './paths.ts
 import { UNTYPED, type TypeDef, type TypeRef, type TypeTable } from './table.ts';
 import { noSuchType, type ProblemKind, type TypingProblem, type ValueType } from './wording.ts';
 
-/**
- * Where a value sits: one link per map key or list index, up to the root. Its paths are spelled
- * only when a problem is recorded, so typing a clean object allocates one small link per value.
- */
+/** Where a value sits: one link per key or index up to the root; paths are spelled only for problems. */
 export interface Place {
   readonly up: Place | undefined;
   /** The map key, or the list index. */
@@ -49,7 +46,9 @@ function goStack(place: Place): { struct: string; fields: string } {
   if (place.up === undefined) return { struct: '', fields: '' };
   const up = goStack(place.up);
   if (typeof place.key === 'number' || place.declared !== true) return up;
-  const struct = place.struct === undefined ? up.struct : goTypeName(place.struct);
+  // The Go type name: `io.k8s.api.apps.v1.DeploymentSpec` → `DeploymentSpec`.
+  const struct =
+    place.struct === undefined ? up.struct : place.struct.slice(place.struct.lastIndexOf('.') + 1);
   return { struct, fields: strictField(up.fields, place.key) };
 }
 
@@ -125,7 +124,7 @@ export function resolve(w: Walk, ref: TypeRef, place: Place): Resolved | undefin
   return resolved;
 }
 
-export interface Resolved {
+interface Resolved {
   def: TypeDef;
   name?: string;
 }
@@ -164,9 +163,4 @@ function partsOf(def: TypeDef): { scalar?: TypeDef; list?: TypeDef; map?: TypeDe
   let parts = PARTS.get(def);
   if (parts === undefined) PARTS.set(def, (parts = {}));
   return parts;
-}
-
-/** The Go type name of a definition: `io.k8s.api.apps.v1.DeploymentSpec` → `DeploymentSpec`. */
-export function goTypeName(name: string): string {
-  return name.slice(name.lastIndexOf('.') + 1);
 }

@@ -1,15 +1,11 @@
-// Every sentence the typing engine says, in the server's words, in one place. Where the server
-// prints a value (structured-merge-diff's `expected string, got %#v`, encoding/json's
-// `cannot unmarshal number 1.5`), these name the value's type instead: no value leaves here.
+// Every sentence the typing engine says, in the server's words; where the server prints a value,
+// these name its type instead: no value leaves here.
 import { goQuote } from './paths.ts';
 
 /** A JSON value's type, as typing reasons name it. */
 export type ValueType = 'string' | 'number' | 'boolean' | 'map' | 'list' | 'null';
 
-/**
- * What a problem is about; `decode` problems are found only after typing passes, `server-set`
- * ones are metadata the server sets and refuses in an apply body.
- */
+/** What a problem is about; `decode` ones count only after typing passes. */
 export type ProblemKind = 'undeclared' | 'type' | 'list' | 'schema' | 'decode' | 'server-set';
 
 /** One problem of one object, with its place in both path syntaxes. */
@@ -78,10 +74,7 @@ export function duplicateKey(element: string): string {
   return `duplicate entries for key ${element}`;
 }
 
-/**
- * managedfields/internal/versionconverter.go noCorrespondingTypeErr, the kind as
- * schema.GroupVersionKind.String() prints it: `apps/v1, Kind=Deployment`, `/v1, Kind=Pod`.
- */
+/** noCorrespondingTypeErr, the kind as GroupVersionKind.String() prints it: `/v1, Kind=Pod`. */
 export function noCorrespondingType(apiVersion: string, kind: string): string {
   const group = apiVersion.includes('/') ? '' : '/';
   return `no corresponding type for ${group}${apiVersion}, Kind=${kind}`;
