@@ -6,7 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { type Document, parseDiscovery } from './discovery.ts';
 import { SharedAnswers } from './shared-answers.ts';
 import { Credentials } from './credentials.ts';
-import { OpenApiSchemas, refusedAsUntyped } from './openapi.ts';
+import { OpenApiSchemas, refusedAsUntyped, rootPath } from './openapi.ts';
 import { RequestError } from '../errors.ts';
 import {
   abortedBeforeSending,
@@ -35,6 +35,7 @@ import {
   parseBody,
   pathWithQuery,
   type Timeouts,
+  unlessNotFound,
 } from './requests.ts';
 import { parseWarnings, type WarningRoute, WarningSink } from './warnings.ts';
 
@@ -323,21 +324,10 @@ export class ClusterConnection implements Connection {
     route: WarningRoute | undefined,
     throttling: Throttling,
   ): Promise<Document> {
-    const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-    try {
-      const { body } = await this.request({
-        method: 'GET',
-        path,
-        step: 'Discover',
-        target: apiVersion,
-        warnings: route,
-        throttling,
-      });
-      return parseDiscovery(body);
-    } catch (error) {
-      if (error instanceof RequestError && error.statusCode === 404) return undefined;
-      throw error;
-    }
+    const path = `/${rootPath(apiVersion)}`;
+    const request = { method: 'GET', path, step: 'Discover', target: apiVersion } as const;
+    const answer = await unlessNotFound(this.request({ ...request, warnings: route, throttling }));
+    return answer && parseDiscovery(answer.body);
   }
 
   /**

@@ -68,10 +68,12 @@ export const TYPED_PATCH_REFUSAL = 'failed to create typed patch object (';
 
 /**
  * Per Status reason, how a 500 sent before anything reaches storage begins; any other 500 may
- * follow a committed write. `''`: apply typing (no reason); InternalError: a webhook not reached.
+ * follow a committed write (an etcd error has no reason; a decode after the write is InternalError).
  */
 const BEFORE_STORAGE: Record<string, readonly string[]> = {
+  // apimachinery managedfields structuredmerge.go: typed and converted before anything is stored.
   '': [TYPED_PATCH_REFUSAL, 'failed to create typed live object (', 'failed to convert new object ('],
+  // apiserver pkg/util/webhook ErrCallingWebhook: a fail-closed webhook not reached, in admission.
   InternalError: ['Internal error occurred: failed calling webhook "'],
 };
 

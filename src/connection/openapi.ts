@@ -8,7 +8,7 @@ import { RequestError } from '../errors.ts';
 import { TYPED_PATCH_REFUSAL } from './failures.ts';
 import { compactTypes, type GroupVersionSchema } from '../schema/index.ts';
 import { isRecord } from '../util/json.ts';
-import type { ApiRequest, ApiResponse } from './requests.ts';
+import { type ApiRequest, type ApiResponse, unlessNotFound } from './requests.ts';
 import {
   cachedSchema,
   downloadInFlight,
@@ -121,11 +121,6 @@ function absentAnswer(error: unknown): string | undefined {
 const NOT_MODIFIED = '304 Not Modified';
 /** Documents held that a direct read is conditional on, at most: an If-None-Match of about 1 kB. */
 const HELD_LIMIT = 8;
-
-/** Whether a document URL is hash-addressed, so that its content never changes. */
-function hashAddressed(url: string): boolean {
-  return (splitUrl(url).query.hash ?? '') !== '';
-}
 
 export class OpenApiSchemas {
   readonly #server: string;
@@ -260,22 +255,12 @@ export class OpenApiSchemas {
   }
 
   async #fetchRoot(route: WarningRoute | undefined, throttling: Throttling): Promise<Root> {
-    try {
-      const { body } = await this.#request({
-        method: 'GET',
-        path: OPENAPI_ROOT,
-        step: 'Schema',
-        target: OPENAPI_ROOT,
-        warnings: route,
-        throttling,
-      });
-      // A root read again may list a document again that answered "none" before.
-      this.#absent.clear();
-      return parseRoot(body);
-    } catch (error) {
-      if (error instanceof RequestError && error.statusCode === 404) return undefined;
-      throw error;
-    }
+    const root = { method: 'GET', path: OPENAPI_ROOT, step: 'Schema', target: OPENAPI_ROOT } as const;
+    const answer = await unlessNotFound(this.#request({ ...root, warnings: route, throttling }));
+    if (answer === undefined) return undefined;
+    // A root read again may list a document again that answered "none" before.
+    this.#absent.clear();
+    return parseRoot(answer.body);
   }
 
   /**
@@ -283,13 +268,14 @@ export class OpenApiSchemas {
    * shared; where another Connection's shared download fails, this one asks itself.
    */
   async #fetchDocument(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
-    if (!hashAddressed(url)) return this.#download(url, route);
+    // Only a hash-addressed document never changes.
+    if (!splitUrl(url).query.hash) return (await this.#download(url, route)).answer;
     // No await when nothing is in flight, or another Connection could start its own download.
     const other = downloadInFlight(this.#server, url);
     const shared = other === undefined ? undefined : await other;
     if (shared !== undefined) return shared;
     // Kept in the cache before any waiter resumes: a Connection that comes later finds it there.
-    const download = this.#download(url, route).then((answer) => {
+    const download = this.#download(url, route).then(({ answer }) => {
       if (typeof answer !== 'string') rememberSchema(this.#server, url, answer);
       return answer;
     });
@@ -305,7 +291,7 @@ export class OpenApiSchemas {
     const path = `${OPENAPI_ROOT}/${key}`;
     const held = heldDocuments(this.#server, path, HELD_LIMIT);
     const tags = [...held.keys()].map((hash) => `"${hash}"`).join(', ');
-    const { answer, etag } = await this.#downloadWithEtag(path, route, tags === '' ? undefined : tags);
+    const { answer, etag } = await this.#download(path, route, tags === '' ? undefined : tags);
     if (answer === NOT_MODIFIED) {
       const current = held.get(hashOfEtag(etag) ?? '');
       if (current === undefined) return 'a 304 naming none of the documents held';
@@ -319,11 +305,7 @@ export class OpenApiSchemas {
     return { schema: answer, url, readAt: performance.now() };
   }
 
-  async #download(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
-    return (await this.#downloadWithEtag(url, route)).answer;
-  }
-
-  async #downloadWithEtag(
+  async #download(
     url: string,
     route: WarningRoute | undefined,
     ifNoneMatch?: string,
@@ -333,17 +315,10 @@ export class OpenApiSchemas {
     let etag: string | undefined;
     let code: number;
     try {
-      ({ body, etag, code } = await this.#request({
-        method: 'GET',
-        path,
-        query,
-        step: 'Schema',
-        target: apiVersionOf(url),
-        warnings: route,
-        // handler3 answers a group-version it does not know with an empty 200.
-        emptyAnswerOk: true,
-        ifNoneMatch,
-      }));
+      const target = apiVersionOf(url);
+      // emptyAnswerOk: a group-version the server does not know is an empty 200.
+      const request = { method: 'GET', path, query, step: 'Schema', target, emptyAnswerOk: true } as const;
+      ({ body, etag, code } = await this.#request({ ...request, warnings: route, ifNoneMatch }));
     } catch (error) {
       const answer = absentAnswer(error);
       if (answer !== undefined) return { answer };

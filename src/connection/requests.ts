@@ -1,5 +1,6 @@
 // One request to the API server: its shape, answer and limits; connection.ts sends it.
 import { MAX_TIMEOUT_MS } from '../checks/arguments.ts';
+import { RequestError } from '../errors.ts';
 import type { RequestTimeout } from '../types/index.ts';
 import type { FailedRequest } from './failures.ts';
 import type { Throttling } from './retry.ts';
@@ -86,6 +87,23 @@ export function boundOf(timeouts: Timeouts, caller: AbortSignal | undefined): Bo
 export function caList(ca: unknown): (string | Buffer)[] {
   const all = Array.isArray(ca) ? (ca as unknown[]) : [ca];
   return all.filter((c): c is string | Buffer => typeof c === 'string' || Buffer.isBuffer(c));
+}
+
+/**
+ * The answer, or `undefined` where the server answered 404 (it does not serve that path).
+ *
+ * @example
+ * ```ts
+ * const answer = await unlessNotFound(connection.request({ method: 'GET', path, step, target }));
+ * ```
+ */
+export async function unlessNotFound<T>(answer: Promise<T>): Promise<T | undefined> {
+  try {
+    return await answer;
+  } catch (error) {
+    if (error instanceof RequestError && error.statusCode === 404) return undefined;
+    throw error;
+  }
 }
 
 export function parseBody(text: string): unknown {

@@ -99,34 +99,33 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The trace context of a template-mode call, read defensively: arguments are not checked yet. */
+/** A call's trace context, read defensively: arguments are not checked yet. */
+function callTrace(
+  operation: Operation,
+  mode: 'template' | 'reference',
+  o: Record<string, unknown>,
+): OperationTrace {
+  const namespace = text(o.namespace);
+  return { operation, mode, ...(namespace === undefined ? {} : { namespace }), dryRun: o.dryRun === true };
+}
+
 export function templateCall(operation: Operation, templateName: unknown, options: unknown): OperationTrace {
   const o = isRecord(options) ? options : {};
-  const namespace = text(o.namespace);
+  const trace = callTrace(operation, 'template', o);
   // A Template object is stored nowhere: it has a name, but no namespace.
   const templateNamespace = isTemplateObject(templateName)
     ? undefined
-    : (text(o.templateNamespace) ?? namespace);
+    : (text(o.templateNamespace) ?? trace.namespace);
   const name = sourceName(templateName);
   return {
-    operation,
-    mode: 'template',
-    ...(namespace === undefined ? {} : { namespace }),
+    ...trace,
     ...(name === undefined ? {} : { templateName: name }),
     ...(templateNamespace === undefined ? {} : { templateNamespace }),
-    dryRun: o.dryRun === true,
   };
 }
 
 export function referenceCall(operation: Operation, options: unknown): OperationTrace {
-  const o = isRecord(options) ? options : {};
-  const namespace = text(o.namespace);
-  return {
-    operation,
-    mode: 'reference',
-    ...(namespace === undefined ? {} : { namespace }),
-    dryRun: o.dryRun === true,
-  };
+  return callTrace(operation, 'reference', isRecord(options) ? options : {});
 }
 
 export function countOf(result: unknown): number | undefined {
