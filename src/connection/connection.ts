@@ -235,22 +235,11 @@ export class ClusterConnection implements Connection {
     if (!notModified && (answer.code < 200 || answer.code >= 300)) {
       // Redacted before it is parsed, cut or formatted: a gateway's page may echo a header.
       const body = parseBody(this.#credentials.redact(answer.text));
-      const hints = [
-        ...(answer.code === 401 ? [this.#credentialsHint] : []),
-        ...(answer.code === 429
-          ? [throttled ? throttledHint(throttling, bound.ms) : overloadHint(retries, waited, delay)]
-          : []),
-      ];
-      const failure = this.#credentials.scrub(
-        statusError(
-          request,
-          answer.code,
-          body,
-          hints.length > 0 ? hints.join('; ') : undefined,
-          this.#credentials.redactor,
-          throttled ? 'OTC_THROTTLED' : undefined,
-        ),
-      );
+      const tooMany = throttled ? throttledHint(throttling, bound.ms) : overloadHint(retries, waited, delay);
+      const hint = answer.code === 401 ? this.#credentialsHint : answer.code === 429 ? tooMany : undefined;
+      const as = throttled ? 'OTC_THROTTLED' : undefined;
+      const status = statusError(request, answer.code, body, hint, this.#credentials.redactor, as);
+      const failure = this.#credentials.scrub(status);
       debug('%s %s %d %dms %s', request.method, request.path, answer.code, sinceMs(started), failure.message);
       if (refusedAsUntyped(answer.code, body)) this.schemas.untypedRefusal(request.path);
       throw failure;

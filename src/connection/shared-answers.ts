@@ -83,19 +83,13 @@ export class SharedAnswers<T> {
     const target = this.#target(key);
     return waitFor(entry.promise, either, () => {
       if (signal?.aborted) return stoppedBy(this.#step, target, signal);
+      const cause: unknown = deadline.reason;
       // Throttled, not slow: a scheduler reading a timeout would raise its limit, not back off.
-      if (entry.throttling.tooMany > 0)
-        return new RequestError(this.#step, target, throttledWaitHint(entry.throttling, readMs), {
-          code: 'OTC_THROTTLED',
-          outcome: 'refused',
-          cause: deadline.reason,
-        });
-      return new RequestError(this.#step, target, `read timed out after ${readMs} ms`, {
-        code: 'OTC_TIMEOUT',
-        outcome: 'unknown',
-        kind: 'timeout',
-        cause: deadline.reason,
-      });
+      const throttled = { code: 'OTC_THROTTLED', outcome: 'refused', cause } as const;
+      const hint = entry.throttling.tooMany > 0 ? throttledWaitHint(entry.throttling, readMs) : undefined;
+      if (hint !== undefined) return new RequestError(this.#step, target, hint, throttled);
+      const timedOut = { code: 'OTC_TIMEOUT', outcome: 'unknown', kind: 'timeout', cause } as const;
+      return new RequestError(this.#step, target, `read timed out after ${readMs} ms`, timedOut);
     });
   }
 
