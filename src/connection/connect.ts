@@ -47,22 +47,11 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
   const kc = new k8s.KubeConfig();
   const env = globalThis.process.env;
   if (options.inCluster) {
-    if (!env.KUBERNETES_SERVICE_HOST || !env.KUBERNETES_SERVICE_PORT) {
-      throw new RequestError(
-        'Connect',
-        'in-cluster ServiceAccount',
-        'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set; not running in a pod?',
-        UNLOADABLE,
-      );
-    }
-    if (!existsSync(SERVICE_ACCOUNT_TOKEN)) {
-      throw new RequestError(
-        'Connect',
-        'in-cluster ServiceAccount',
-        `no ServiceAccount token at ${SERVICE_ACCOUNT_TOKEN}`,
-        UNLOADABLE,
-      );
-    }
+    const problem =
+      !env.KUBERNETES_SERVICE_HOST || !env.KUBERNETES_SERVICE_PORT
+        ? 'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set; not running in a pod?'
+        : !existsSync(SERVICE_ACCOUNT_TOKEN) && `no ServiceAccount token at ${SERVICE_ACCOUNT_TOKEN}`;
+    if (problem) throw new RequestError('Connect', 'in-cluster ServiceAccount', problem, UNLOADABLE);
     kc.loadFromCluster();
     return kc;
   }
@@ -73,12 +62,8 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
     return checkedContext(listed, options, 'the KUBECONFIG files');
   }
   if (!options.kubeconfig && !hasDefaultKubeconfig(env)) {
-    throw new RequestError(
-      'Connect',
-      source,
-      'no KUBECONFIG, no ~/.kube/config and no in-cluster ServiceAccount found',
-      UNLOADABLE,
-    );
+    const problem = 'no KUBECONFIG, no ~/.kube/config and no in-cluster ServiceAccount found';
+    throw new RequestError('Connect', source, problem, UNLOADABLE);
   }
   try {
     if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
@@ -99,9 +84,8 @@ function checkedContext(kc: KubeConfig, options: ConnectOptions, source: string)
     }
     kc.setCurrentContext(options.context);
   }
-  if (!kc.getCurrentCluster()) {
+  if (!kc.getCurrentCluster())
     throw new RequestError('Connect', source, 'the current context names no cluster', UNLOADABLE);
-  }
   return kc;
 }
 
@@ -160,23 +144,13 @@ export async function openConnection(options: ConnectOptions = {}): Promise<Clus
     throw loadError('the TLS settings of the current context', error, makeRedactor(kubeconfigSecrets(kc)));
   }
   if (options.verifySsl === false) tls.rejectUnauthorized = false;
-  const settings = {
-    proxy,
-    timeouts,
-    maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
-    http2: options.http2 ?? true,
-    onWarning: options.onWarning,
-  };
+  const { maxSockets = DEFAULT_MAX_SOCKETS, http2 = true, onWarning } = options;
+  const settings = { proxy, timeouts, maxSockets, http2, onWarning };
   const connection = new ClusterConnection(kc, k8s, undici, tls, settings);
   try {
     // One cheap, authenticated request proves TLS and credentials, and core discovery is cached.
-    const { body } = await connection.request({
-      method: 'GET',
-      path: '/api/v1',
-      step: 'Connect',
-      target: connection.server,
-      signal,
-    });
+    const check = { method: 'GET', path: '/api/v1', step: 'Connect', target: connection.server } as const;
+    const { body } = await connection.request({ ...check, signal });
     connection.discovery.remember('v1', parseDiscovery(body));
   } catch (error) {
     await connection.close();

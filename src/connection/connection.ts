@@ -1,11 +1,12 @@
-// One Connection: its transport, its credentials, its discovery and schema caches, and the single request
+// One Connection: transport, credentials, discovery and schema caches, and the single request
 // function every call goes through (timeouts, signals, 429 retries, debug lines, redaction).
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { debuglog } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { DiscoveryCache, type Document, parseDiscovery } from './discovery.ts';
+import { type Document, parseDiscovery } from './discovery.ts';
+import { SharedAnswers } from './shared-answers.ts';
 import { Credentials } from './credentials.ts';
-import { OpenApiSchemas, refusedAsUntyped } from './openapi.ts';
+import { OpenApiSchemas, refusedAsUntyped, rootPath } from './openapi.ts';
 import { RequestError } from '../errors.ts';
 import {
   abortedBeforeSending,
@@ -34,6 +35,7 @@ import {
   parseBody,
   pathWithQuery,
   type Timeouts,
+  unlessNotFound,
 } from './requests.ts';
 import { parseWarnings, type WarningRoute, WarningSink } from './warnings.ts';
 
@@ -45,22 +47,20 @@ const dryRunMark = (request: ApiRequest): string =>
   [(request.body as { dryRun?: unknown } | undefined)?.dryRun].flat().includes('All')
     ? ' (dry run)'
     : '';
+// `GET /api/v1 200 3ms Connect https://…`: the start of a request's debug line.
+const said = (r: ApiRequest, code: number, started: number): string =>
+  `${r.method} ${r.path} ${code} ${sinceMs(started)}ms ${r.step} ${r.target}`;
 const USER_AGENT = 'openshift-template-client';
 
-/** The single request function's home: every call to the API server goes through `request()`. */
 export class ClusterConnection implements Connection {
   readonly server: string;
   readonly timeouts: Timeouts;
-  readonly discovery: DiscoveryCache;
-  /** The server's OpenAPI v3 schemas, which create() types rendered objects with. */
+  readonly discovery: SharedAnswers<Document>;
   readonly schemas: OpenApiSchemas;
-  /** One transport for the Connection's life, whatever the operations' options, proxied or not. */
   readonly #transport: Transport;
   readonly #credentials: Credentials;
-  /** What a 401 means for this kubeconfig, in words a user can act on. */
   readonly #credentialsHint: string;
-  /** `https://host:port` and any path prefix of the server URL (a proxy may serve under one). */
-  readonly #origin: string;
+  /** Any path prefix of the server URL (a proxy may serve under one). */
   readonly #basePath: string;
   /** Fires once, at close(): ends 429 waits and requests sent through client-node. */
   readonly #closing = new AbortController();
@@ -86,40 +86,35 @@ export class ClusterConnection implements Connection {
     this.timeouts = settings.timeouts;
     this.server = kc.getCurrentCluster()?.server ?? '';
     const url = URL.canParse(this.server) ? new URL(this.server) : undefined;
-    this.#origin = url?.origin ?? this.server;
     this.#basePath = url ? url.pathname.replace(/\/+$/, '') : '';
     if (settings.proxy)
       debug('Connect %s through proxy %s (%s)', this.server, settings.proxy.label, settings.proxy.source);
     this.#credentials = new Credentials(kc, k8s, tls);
     this.#credentials.remember(proxySecrets(settings.proxy));
     const transport = new Transport(undici, {
-      origin: this.#origin,
+      origin: url?.origin ?? this.server,
       tls,
       connectTimeout: settings.timeouts.connect,
       maxSockets: settings.maxSockets,
       http2: settings.http2,
-      // client-go checks a session after 30 s of silence and waits 15 s for the PING; a
-      // Connection with a shorter read limit checks sooner, so a dead connection costs at
-      // most that limit twice.
+      // client-go's 30 s / 15 s PING check, sooner with a shorter read limit (docs/wire-reference.md).
       health: {
         idleMs: Math.min(30_000, settings.timeouts.read),
         pingTimeoutMs: Math.min(15_000, settings.timeouts.read),
       },
       through: settings.proxy && {
         proxy: settings.proxy,
-        // An https:// proxy is verified against Node's trusted CAs and the cluster's CA, and
-        // `verifySsl: false` (insecure-skip-tls-verify) covers it too, as in client-go.
+        // As in client-go: the cluster's CA and insecure-skip-tls-verify cover an https:// proxy too.
         tls: { ca: caList(tls.ca), rejectUnauthorized: tls.rejectUnauthorized !== false },
         userAgent: USER_AGENT,
       },
     });
-    // As client-go does for exec plugins: a new certificate retires the connections made with the
-    // old one (kubernetes/client-go plugin/pkg/client/auth/exec/exec.go, connTracker.CloseAll).
+    // As client-go: a new exec certificate retires the connections made with the old one.
     this.#credentials.onCertificate = (c) => {
       transport.useClientCertificate(c);
     };
     this.#transport = transport;
-    this.discovery = new DiscoveryCache((apiVersion, route, throttling) =>
+    this.discovery = new SharedAnswers('Discover', (apiVersion, route, throttling) =>
       this.#fetchDiscovery(apiVersion, route, throttling),
     );
     this.schemas = new OpenApiSchemas(
@@ -137,17 +132,11 @@ export class ClusterConnection implements Connection {
     return this.#closing.signal.aborted;
   }
 
-  /** Whether requests share one HTTP/2 connection; over HTTP/1.1 each one in parallel opens its own. */
   get multiplexed(): boolean {
     return this.#transport.protocol === 'h2';
   }
 
-  /**
-   * One attempt on the Connection's transport, its failure told in words: a closed Connection, a
-   * deadline, or the transport's. Plain `request()` calls, not fetch, whose WHATWG machinery costs
-   * more per request. One async step per attempt on the common path (static credentials already
-   * read, HTTP/2): a burst's thousands of requests pay for no more.
-   */
+  /** One attempt, its failure told in words; one async step on the common path (static credentials, HTTP/2). */
   async #attempt(
     request: ApiRequest,
     timeouts: Timeouts,
@@ -168,9 +157,7 @@ export class ClusterConnection implements Connection {
         traced,
       });
       if (answer.code === 401) this.#credentials.refused(auth);
-      // undici frees the socket for the pool a turn after the body ends; without this wait the
-      // next sequential request finds it busy and opens a second connection (one more handshake).
-      // HTTP/2 streams share their session and need no such wait.
+      // undici frees the socket a turn after the body ends: else the next request opens another.
       if (this.#transport.protocol !== 'h2') await nextTurn();
       return answer;
     } catch (error) {
@@ -181,7 +168,6 @@ export class ClusterConnection implements Connection {
     }
   }
 
-  /** Credentials that must be read or waited for (an exec plugin, a token file, the first request). */
   #headersFor(request: ApiRequest, signal: AbortSignal): Promise<Record<string, string>> {
     return this.#credentials
       .headers(() => AbortSignal.any([signal, this.#closing.signal]))
@@ -197,10 +183,6 @@ export class ClusterConnection implements Connection {
     return headers;
   }
 
-  /**
-   * Waiting for an exec plugin is part of the request (#headersFor): its bound, its signal and
-   * close() end the wait (and the last wait to end kills the plugin).
-   */
   #explain(error: unknown, request: ApiRequest, timeouts: Timeouts, bound: Bound): RequestError {
     if (error instanceof CredentialsError)
       return credentialsError(error, request, timeouts, request.signal, this.closed);
@@ -233,18 +215,14 @@ export class ClusterConnection implements Connection {
           throttling.retryAfterMs = delay;
         }
         if (!shouldRetry(delay, retries, waited)) break;
-        // Not a sleep into the bound: a wait that would end past it ends the request now.
+        // A wait that would end past the bound ends the request now.
         throttled = performance.now() + delay >= bound.at;
         if (throttled) break;
         retries += 1;
         waited += delay;
         debug(
-          '%s %s 429 %dms %s %s: the server asked to retry after %dms (retry %d)',
-          request.method,
-          request.path,
-          sinceMs(started),
-          request.step,
-          request.target,
+          '%s: the server asked to retry after %dms (retry %d)',
+          said(request, 429, started),
           delay,
           retries,
         );
@@ -257,70 +235,42 @@ export class ClusterConnection implements Connection {
     if (!notModified && (answer.code < 200 || answer.code >= 300)) {
       // Redacted before it is parsed, cut or formatted: a gateway's page may echo a header.
       const body = parseBody(this.#credentials.redact(answer.text));
-      const hints = [
-        ...(answer.code === 401 ? [this.#credentialsHint] : []),
-        ...(answer.code === 429
-          ? [throttled ? throttledHint(throttling, bound.ms) : overloadHint(retries, waited, delay)]
-          : []),
-      ];
-      const failure = this.#credentials.scrub(
-        statusError(
-          request,
-          answer.code,
-          body,
-          hints.length > 0 ? hints.join('; ') : undefined,
-          this.#credentials.redactor,
-          throttled ? 'OTC_THROTTLED' : undefined,
-        ),
-      );
+      const tooMany = throttled ? throttledHint(throttling, bound.ms) : overloadHint(retries, waited, delay);
+      const hint = answer.code === 401 ? this.#credentialsHint : answer.code === 429 ? tooMany : undefined;
+      const as = throttled ? 'OTC_THROTTLED' : undefined;
+      const status = statusError(request, answer.code, body, hint, this.#credentials.redactor, as);
+      const failure = this.#credentials.scrub(status);
       debug('%s %s %d %dms %s', request.method, request.path, answer.code, sinceMs(started), failure.message);
       if (refusedAsUntyped(answer.code, body)) this.schemas.untypedRefusal(request.path);
       throw failure;
     }
-    if (debug.enabled)
-      debug(
-        '%s %s %d %dms %s %s%s',
-        request.method,
-        request.path,
-        answer.code,
-        sinceMs(started),
-        request.step,
-        request.target,
-        dryRunMark(request),
-      );
+    if (debug.enabled) debug('%s%s', said(request, answer.code, started), dryRunMark(request));
     const body = parseBody(answer.text);
     const etag = answer.etag === undefined ? {} : { etag: answer.etag };
-    if (body === undefined && (notModified || request.emptyAnswerOk === true))
+    if (isRecord(body) || (body === undefined && (notModified || request.emptyAnswerOk === true)))
       return { code: answer.code, body, ...etag };
-    if (!isRecord(body)) {
-      throw new RequestError(
-        request.step,
-        request.target,
-        `${answer.code}: the response is not a JSON object`,
-        { statusCode: answer.code, code: 'OTC_BAD_RESPONSE', outcome: 'unknown', resource: request.object },
-      );
-    }
-    return { code: answer.code, body, ...etag };
+    const bad = {
+      statusCode: answer.code,
+      code: 'OTC_BAD_RESPONSE',
+      outcome: 'unknown',
+      resource: request.object,
+    } as const;
+    throw new RequestError(
+      request.step,
+      request.target,
+      `${answer.code}: the response is not a JSON object`,
+      bad,
+    );
   }
 
   /** Traces each attempt of one request, numbering them (429 retries, refused streams sent again). */
   #tracerFor(request: ApiRequest): Traced {
     let attempt = 0;
+    const { method, step, target } = request;
     const path = this.#basePath + request.path;
     const operation = request.warnings?.operation ?? 'connect';
     return (work, protocol) =>
-      traceAttempt(
-        {
-          method: request.method,
-          path,
-          protocol,
-          attempt: ++attempt,
-          operation,
-          step: request.step,
-          target: request.target,
-        },
-        work,
-      );
+      traceAttempt({ method, path, protocol, attempt: ++attempt, operation, step, target }, work);
   }
 
   /** A warning the library itself has for the caller, on the same channel as the server's. */
@@ -363,21 +313,10 @@ export class ClusterConnection implements Connection {
     route: WarningRoute | undefined,
     throttling: Throttling,
   ): Promise<Document> {
-    const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-    try {
-      const { body } = await this.request({
-        method: 'GET',
-        path,
-        step: 'Discover',
-        target: apiVersion,
-        warnings: route,
-        throttling,
-      });
-      return parseDiscovery(body);
-    } catch (error) {
-      if (error instanceof RequestError && error.statusCode === 404) return undefined;
-      throw error;
-    }
+    const path = `/${rootPath(apiVersion)}`;
+    const request = { method: 'GET', path, step: 'Discover', target: apiVersion } as const;
+    const answer = await unlessNotFound(this.request({ ...request, warnings: route, throttling }));
+    return answer && parseDiscovery(answer.body);
   }
 
   /**

@@ -1,10 +1,6 @@
-// Where a Connection's credentials come from, how often they are asked for, and what of them
-// must never be printed. Static ones (a token, basic auth, a client certificate) are read once.
-// An exec plugin is run by the library itself (exec-plugin.ts), once at a time, its credential
-// cached until it expires. Auth providers and token files (in-cluster ServiceAccounts) are asked
-// at every request, but only for the authorization header: client-node re-reads a token file at
-// most once a minute, as client-go does (kubernetes/client-go transport/token_source.go), and no
-// TLS state is rebuilt per request.
+// A Connection's credentials and what of them must never be printed. Static ones are read once;
+// an exec plugin is run by exec-plugin.ts; auth providers and token files are asked at every
+// request for the authorization header only (client-node caches a token file for a minute).
 import type { KubeConfig, User } from '@kubernetes/client-node';
 import { RequestError } from '../errors.ts';
 import { makeRedactor, type Redactor, redactStatus } from '../util/redact.ts';
@@ -24,10 +20,8 @@ export interface ClientCertificate {
 }
 
 /**
- * client-node's own authenticator dispatch without its TLS half: `applySecurityAuthentication`
- * also reads the CA file and builds a new undici Agent on every call. The method is private in
- * client-node's types (2.0.1, dist/config.js), so it is looked up, not assumed; without it the
- * full public path is used (correct, only slower). test/connection/client-node-choice.test.ts pins it.
+ * client-node's authenticator dispatch without its TLS half (which builds an Agent per call). It is
+ * private, so looked up; without it the public path is used. test/connection/client-node-choice.test.ts.
  */
 function authorizer(kc: KubeConfig): ((opts: AuthOptions) => Promise<void>) | undefined {
   const method = (kc as unknown as { applyAuthorizationHeader?: unknown }).applyAuthorizationHeader;
@@ -48,10 +42,7 @@ export function kubeconfigSecrets(kc: KubeConfig): string[] {
   );
 }
 
-/**
- * The kubeconfig as client-node may see it: without the current user's exec plugin, which the
- * library runs itself, so client-node never spawns one with no limit and no handle.
- */
+/** The kubeconfig without the current user's exec plugin, which the library runs itself. */
 export function withoutExecPlugin(kc: KubeConfig, k8s: ClientNode): KubeConfig {
   const user = kc.getCurrentUser();
   if (!user?.exec) return kc;
@@ -65,10 +56,7 @@ export function withoutExecPlugin(kc: KubeConfig, k8s: ClientNode): KubeConfig {
   return copy;
 }
 
-/**
- * As client-go: a user's token, basic auth or client certificate wins over its exec plugin, which
- * then never runs (exec.go, UpdateTransportConfig).
- */
+/** As client-go: a token, basic auth or client certificate wins over the exec plugin. */
 function execConfigOf(user: User | null): ExecConfig | undefined {
   if (!user?.exec || user.token || user.username || user.certData || user.certFile) return undefined;
   return user.exec as ExecConfig;
@@ -90,18 +78,16 @@ function clusterInfo(kc: KubeConfig, tls: Record<string, unknown> | undefined): 
 export class Credentials {
   readonly #kc: KubeConfig;
   readonly #k8s: ClientNode;
-  /** Exec plugins and auth providers (the in-cluster token file is one) can change at any time. */
+  /** Exec plugins and auth providers (the in-cluster token file is one) change at any time. */
   readonly #dynamic: boolean;
   readonly #authorize: ((opts: AuthOptions) => Promise<void>) | undefined;
   /** Every credential this Connection ever held, so none can be printed. */
   readonly #secrets = new Set<string>();
   #redact: Redactor = (t) => t;
   #static: Promise<Record<string, string>> | undefined;
-  /** The static headers once `#static` has resolved, so a request need not wait a turn for them. */
   #staticReady: Record<string, string> | undefined;
   #certificate: string | undefined;
   readonly #plugin: ExecPlugin | undefined;
-  /** Called when an exec plugin hands out a new client certificate. */
   onCertificate: ((certificate: ClientCertificate) => void) | undefined;
 
   constructor(kc: KubeConfig, k8s: ClientNode, tls: Record<string, unknown> | undefined) {
@@ -123,10 +109,7 @@ export class Credentials {
     this.remember([...kubeconfigSecrets(kc), text(tls?.key)]);
   }
 
-  /**
-   * The authentication headers for the next request. Waiting for an exec plugin is part of the
-   * request, so `bound()` gives the signal that ends the wait; it is made only when one is needed.
-   */
+  /** The headers for the next request; `bound()` ends a wait for an exec plugin. */
   headers(bound: () => AbortSignal): Promise<Record<string, string>> {
     if (this.#plugin) return this.#pluginHeaders(this.#plugin, bound);
     if (this.#static) return this.#static;
@@ -145,15 +128,11 @@ export class Credentials {
     return headers;
   }
 
-  /**
-   * The headers without waiting, where they are static and already known; undefined otherwise
-   * (then `headers()` is the way). Saves each request of a burst a promise and a turn.
-   */
+  /** Static headers already known, without a promise or a turn; else `headers()`. */
   get ready(): Record<string, string> | undefined {
     return this.#staticReady;
   }
 
-  /** Hides every credential the Connection ever held. */
   redact(value: string): string {
     return this.#redact(value);
   }
@@ -163,10 +142,7 @@ export class Credentials {
     return this.#redact;
   }
 
-  /**
-   * The error with every credential hidden: its message, stack and Status, and those of its causes
-   * (an exec plugin's failure quotes its stderr; a webhook may quote the token it refused).
-   */
+  /** The error with every credential hidden in its message, stack and Status, and its causes'. */
   scrub<E>(error: E): E {
     let current: unknown = error;
     for (let depth = 0; current instanceof Error && depth < 10; depth++) {
@@ -197,7 +173,6 @@ export class Credentials {
     if (this.#secrets.size !== before) this.#redact = makeRedactor(this.#secrets);
   }
 
-  /** Static credentials, through client-node's public path, once. */
   async #publicPath(): Promise<Record<string, string>> {
     const ctx = new this.#k8s.RequestContext('https://unused.invalid', 'GET');
     await this.#kc.applySecurityAuthentication(ctx);
@@ -206,12 +181,10 @@ export class Credentials {
     return headers;
   }
 
-  /** The server answered 401 to a request sent with `headers`. */
   refused(headers: Record<string, string>): void {
     this.#plugin?.refused(headers.Authorization);
   }
 
-  /** Kills an exec plugin still running; none runs after it. */
   close(): void {
     this.#plugin?.close();
   }

@@ -1,8 +1,6 @@
-// The per-connection discovery cache: one shared request per group-version, which no single
-// caller's signal can cancel, and a bounded re-discovery when a kind is missing (a CRD installed
-// after connect(), or a transient 404), as client-go's deferred discovery mapper does.
+// Discovery documents and the resource a kind is served as; the per-Connection cache is a
+// SharedAnswers (shared-answers.ts), discovered again after a miss (a CRD installed later).
 import { isRecord } from '../util/json.ts';
-import { type Fetch, SharedAnswers } from './shared-answers.ts';
 
 /** A discovered resource: the plural name for URLs and whether it lives in a namespace. */
 export interface ResourceInfo {
@@ -19,30 +17,17 @@ interface DiscoveredResource extends ResourceInfo {
 /** `undefined`: the server does not serve the group-version (404). */
 export type Document = DiscoveredResource[] | undefined;
 
-export { MIN_REDISCOVERY_MS, type CallerWait } from './shared-answers.ts';
-
-/** Discovery answers per group-version, shared by the Connection's operations. */
-export class DiscoveryCache extends SharedAnswers<Document> {
-  /**
-   * `fetch` runs without any caller's signal: its result is shared by every caller. Its warnings
-   * go to the operation that started it.
-   */
-  constructor(fetch: Fetch<Document>) {
-    super('Discover', fetch);
-  }
-}
+export { MIN_REDISCOVERY_MS } from './shared-answers.ts';
 
 /**
- * The resource for a kind in a discovery document. Subresources (`pods/status`) share their
- * parent's kind and are skipped; where two resources share a kind (template.openshift.io serves
- * kind Template as both `processedtemplates` and `templates`), the one whose singular name is the
- * kind wins, then the one that can be read.
+ * The resource for a kind, subresources skipped; where two share a kind (`processedtemplates`,
+ * `templates`), the one whose singular name is the kind wins, then the one that can be read.
  */
 export function resourceForKind(
   resources: readonly DiscoveredResource[],
   kind: string,
 ): ResourceInfo | undefined {
-  // A document is kept for the Connection's life, and every create looks up each of its kinds.
+  // Cached: every create looks up each of its kinds.
   let byKind = CHOSEN.get(resources);
   if (byKind === undefined) CHOSEN.set(resources, (byKind = new Map<string, ResourceInfo | undefined>()));
   if (byKind.has(kind)) return byKind.get(kind);

@@ -1,9 +1,6 @@
-// An exec credential plugin, run by the rules of client-go's exec authenticator
-// (kubernetes/client-go plugin/pkg/client/auth/exec/exec.go) but with a handle on the child:
-// client-node's ExecAuth spawns it with no time limit and keeps no handle, so a hung plugin would
-// block every request and outlive close(). Here one run at a time serves every request waiting
-// for a credential (client-go locks and re-checks its cache the same way), and the child is
-// killed as soon as no request waits for it any more or the Connection closes.
+// An exec credential plugin by client-go's rules, but with a handle on the child (client-node's
+// has none and no time limit): one run at a time serves every waiting request, and the child is
+// killed once no request waits for it or the Connection closes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cutText, type Redactor } from '../util/redact.ts';
 import { isRecord } from '../util/json.ts';
@@ -25,7 +22,6 @@ export interface ExecCluster {
   server: string;
   'tls-server-name'?: string;
   'insecure-skip-tls-verify'?: boolean;
-  /** Base64, as Go encodes a byte slice in JSON. */
   'certificate-authority-data'?: string;
   'proxy-url'?: string;
 }
@@ -37,7 +33,7 @@ export interface ExecCredential {
   expires: number | undefined;
 }
 
-/** What the plugin's owner does with what it printed: remember it, so it is never printed again. */
+/** The plugin's owner remembers what it printed, so it is never printed again. */
 interface PluginOwner {
   remember(values: (string | undefined)[]): void;
   redactor(): Redactor;
@@ -84,7 +80,7 @@ function configProblem(config: ExecConfig): string | undefined {
     return `invalid apiVersion ${JSON.stringify(config.apiVersion)} (${API_VERSIONS.join(' or ')})`;
   const mode = config.interactiveMode ?? '';
   if (typeof mode !== 'string') return 'interactiveMode is not a string';
-  // Always needs a terminal on standard input; a library never hands its host's stdin to a child.
+  // Always needs a terminal; a library never hands its host's stdin to a child.
   if (mode === 'Always') return 'interactiveMode is Always, but this library runs plugins without a terminal';
   if (!['', 'Never', 'IfAvailable'].includes(mode)) return `unknown interactiveMode ${JSON.stringify(mode)}`;
   return undefined;
@@ -143,7 +139,6 @@ function expired(credential: ExecCredential): boolean {
 export class ExecPlugin {
   readonly #config: ExecConfig;
   readonly #owner: PluginOwner;
-  /** KUBERNETES_EXEC_INFO: the ExecCredential spec client-go hands every run. */
   readonly #info: string;
   /** `exec credential plugin "aws"`: the command only, never its arguments (they may hold secrets). */
   readonly label: string;
@@ -159,11 +154,7 @@ export class ExecPlugin {
     this.#info = JSON.stringify({ kind: 'ExecCredential', apiVersion: config.apiVersion, spec });
   }
 
-  /**
-   * The cached credential while it is valid, else the one the current run gets (starting one if
-   * none is under way). The signal `bound()` gives (made only when there is a wait) stops this
-   * caller's wait only; the last caller to stop waiting stops the run, which kills the plugin.
-   */
+  /** The cached credential while valid, else the current run's; the last caller to stop waiting kills it. */
   async credential(bound: () => AbortSignal): Promise<ExecCredential> {
     const cached = this.#cached;
     if (cached && !expired(cached)) return cached;
@@ -181,10 +172,7 @@ export class ExecPlugin {
     }
   }
 
-  /**
-   * The server refused the credential sent as `authorization` (a 401): if it is still the cached
-   * one, the next request runs the plugin again, as client-go's maybeRefreshCreds does.
-   */
+  /** A 401 to the cached credential: the next request runs the plugin again, as client-go does. */
   refused(authorization: string | undefined): void {
     const cached = this.#cached;
     if (!cached) return;
@@ -264,7 +252,6 @@ export class ExecPlugin {
     });
   }
 
-  /** As client-go says it: the executable is missing, with the kubeconfig's install hint. */
   #spawnError(error: NodeJS.ErrnoException): ExecPluginError {
     const hint = text(this.#config.installHint);
     if (error.code === 'ENOENT')
@@ -272,10 +259,7 @@ export class ExecPlugin {
     return new ExecPluginError(`${this.label} could not be run: ${error.message}`, error);
   }
 
-  /**
-   * A failed run, with the start of its stderr redacted and cut. client-go passes stderr through
-   * to the terminal; a library has none, so the error is the only place a user can read it.
-   */
+  /** A failed run, with the start of its stderr redacted: a library has no terminal to pass it to. */
   #exitError(code: number | null, signal: NodeJS.Signals | null, stderr: string): ExecPluginError {
     const how = code === null ? `was killed by ${String(signal)}` : `failed with exit code ${code}`;
     const redactor = this.#owner.redactor();
@@ -284,10 +268,7 @@ export class ExecPlugin {
   }
 }
 
-/**
- * A failing plugin may print a credential this Connection never held (a new token, a refresh
- * token): anything shaped like one is hidden too, not only the secrets already known.
- */
+/** A failing plugin may print a credential never held (a refresh token): hide its shapes too. */
 function withoutCredentialShapes(text: string): string {
   return text
     .replace(/\b(Bearer|Basic)\s+[\w.~+/=-]+/gi, '$1 [redacted]')

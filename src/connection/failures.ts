@@ -1,6 +1,5 @@
-// Failed requests classified, once: which code and outcome (did anything reach the server) a
-// failure gets from the HTTP status, the server's Status and the wire failure underneath, and the
-// RequestError that names the step and target and says in words what happened.
+// Failed requests classified once: the code and outcome (did anything reach the server) from the
+// HTTP status, the Status and the wire failure, worded as a RequestError naming step and target.
 import {
   type NotFound,
   type Outcome,
@@ -20,10 +19,7 @@ function collectionOf(path: string | undefined): string | undefined {
   return at < 0 ? undefined : segments[at + 2];
 }
 
-/**
- * Which thing a 404 (or 410) says is missing, from the Status's `details` (kube-apiserver's
- * NewNotFound names the resource's plural and the name) and the request's own object.
- */
+/** Which thing a 404 (or 410) says is missing, from the Status's `details` (plural and name). */
 function notFoundOf(status: KubernetesStatus | undefined, request: FailedRequest): NotFound {
   const details = isStatus(status) ? status.details : undefined;
   if (details?.kind === 'namespaces') return 'namespace';
@@ -71,31 +67,25 @@ function isStatus(body: KubernetesStatus | undefined): body is KubernetesStatus 
 export const TYPED_PATCH_REFUSAL = 'failed to create typed patch object (';
 
 /**
- * How the messages of a 500 kube-apiserver sends before anything reaches storage begin, per Status
- * reason. Any other 500 may follow a committed write (an etcd client error has no reason; a decode
- * after the transaction is an `InternalError` too).
+ * Per Status reason, how a 500 sent before anything reaches storage begins; any other 500 may
+ * follow a committed write (an etcd error has no reason; a decode after the write is InternalError).
  */
 const BEFORE_STORAGE: Record<string, readonly string[]> = {
-  // apimachinery managedfields structuredmerge.go: the apply patch and the live object are typed
-  // and converted before the patched object is stored; a plain error, a 500 with no reason.
+  // apimachinery managedfields structuredmerge.go: typed and converted before anything is stored.
   '': [TYPED_PATCH_REFUSAL, 'failed to create typed live object (', 'failed to convert new object ('],
   // apiserver pkg/util/webhook ErrCallingWebhook: a fail-closed webhook not reached, in admission.
   InternalError: ['Internal error occurred: failed calling webhook "'],
 };
-
-/** A 500 is refused only when its message is one upstream produces before anything is stored. */
-function internalErrorOutcome(status: KubernetesStatus): Outcome {
-  const starts = BEFORE_STORAGE[status.reason ?? ''] ?? [];
-  const message = status.message ?? '';
-  return starts.some((start) => message.startsWith(start)) ? 'refused' : 'unknown';
-}
 
 /** An answer outside 2xx: refused only when a Kubernetes Status says the server did not act. */
 function answerOutcome(statusCode: number, status: KubernetesStatus | undefined): Outcome {
   if (!isStatus(status)) return 'unknown';
   if (status.reason === 'Timeout' || status.reason === 'ServerTimeout') return 'unknown';
   if (statusCode >= 400 && statusCode < 500) return statusCode === 408 ? 'unknown' : 'refused';
-  if (statusCode === 500) return internalErrorOutcome(status);
+  if (statusCode === 500) {
+    const message = status.message ?? '';
+    return BEFORE_STORAGE[status.reason ?? '']?.some((s) => message.startsWith(s)) ? 'refused' : 'unknown';
+  }
   return statusCode === 503 ? 'refused' : 'unknown';
 }
 
@@ -153,15 +143,12 @@ function classified(step: RequestStep, target: string, detail: string, fields: F
 /** What the request layer knows of a request when it fails. */
 export interface FailedRequest {
   method: string;
-  /** The object the request is about, as warnings name it. */
   object?: ObjectIdentity | undefined;
-  /** The request's path, `/api…/namespaces/NS/PLURAL[/NAME]`: the plural a Status names it by. */
   path?: string | undefined;
   /** What a 404 naming this request's own object means (default `'object'`). */
   notFound?: NotFound | undefined;
   /** `dryRun: 'All'` marks a request the server runs without storing anything. */
   query?: Readonly<Record<string, string | undefined>> | undefined;
-  /** The request's label in errors and debug lines. */
   step: RequestStep;
   target: string;
   redact?: Redactor | undefined;
@@ -209,11 +196,7 @@ const UNTRUSTED_CERTIFICATE =
   "the server's certificate is not signed by a CA this Connection trusts: give the kubeconfig's cluster the CA that signed it, as certificate-authority (a PEM file) or certificate-authority-data (base64 PEM); Node.js says: ";
 const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'OTC_CONNECT_TIMEOUT']);
 
-/**
- * Processing renders without storing anything; only applies and deletes leave an unknown outcome,
- * and not under a dry run, which the server runs to the end without storage (the pre-flight never
- * dry-runs a kind whose storage might write: checks/dry-run.ts, dryRunMayWrite).
- */
+/** Only applies and deletes leave an unknown outcome, and not under a dry run (nothing stored). */
 function unknownOutcome(request: FailedRequest): string {
   const mutates = request.method !== 'GET' && request.step !== 'Process';
   if (!mutates) return '';
@@ -268,10 +251,7 @@ export function transportError(
   return fail(`request failed${via}${code ? ` (${code})` : ''}: ${hint}${detailed || text}`);
 }
 
-/**
- * Getting the credentials failed, or this request stopped waiting for an exec plugin (its
- * connect + read limit, its signal, close()): either way nothing was sent.
- */
+/** Getting the credentials failed or the wait for an exec plugin ended: nothing was sent. */
 export function credentialsError(
   error: unknown,
   request: FailedRequest,
@@ -285,7 +265,6 @@ export function credentialsError(
   const waiting = withCode(error, 'OTC_EXEC_NOT_ANSWERED');
   const text = error instanceof Error ? error.message : String(error);
   if (!waiting) return make(`could not get credentials, so nothing was sent: ${text}`);
-  // Waiting for credentials comes before the request: whatever ended the wait, nothing was sent.
   const before = ` before the request was sent: the ${waiting.message}`;
   if (closed)
     return make(`the Connection was closed${before}`, { code: 'OTC_CONNECTION_CLOSED', outcome: 'not-sent' });
@@ -295,10 +274,7 @@ export function credentialsError(
   return make(detail, { kind: 'timeout', outcome: 'not-sent' });
 }
 
-/**
- * The request's bound, connect + read from its start, ended it: its answer (a body that never
- * ends, or one too slow to arrive in time) or anything before it.
- */
+/** The request's bound (connect + read from its start) ended it, answer included. */
 export function deadlineError(error: unknown, request: FailedRequest, boundMs: number): RequestError {
   return classified(
     request.step,
@@ -332,10 +308,7 @@ export function closedBeforeSending(
 /** Characters of a body that is not a Status (a gateway's page, say) quoted in the error. */
 const QUOTED_BODY = 200;
 
-/**
- * An answer outside 2xx, with the server's Status when it sent one. `body` was parsed from text
- * the Connection had already redacted (`credentials`), so nothing is cut before it is clean.
- */
+/** An answer outside 2xx, with its Status; `body` comes already redacted, so no cut leaks a secret. */
 export function statusError(
   request: FailedRequest,
   code: number,
@@ -372,10 +345,7 @@ export function statusError(
   });
 }
 
-/**
- * The error for a request or a wait that a fired signal ended: a TimeoutError when the signal's
- * reason is one (`AbortSignal.timeout()`), else an AbortError. `after` completes the sentence.
- */
+/** A fired signal ended a request or wait: a timeout when its reason is a TimeoutError, else an abort. */
 export function stoppedBy(
   step: RequestStep,
   target: string,

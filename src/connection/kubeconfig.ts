@@ -1,6 +1,5 @@
-// The files a kubeconfig is read from, as client-go's loading rules read them
-// (kubernetes/client-go tools/clientcmd/loader.go): the KUBECONFIG list with missing files skipped
-// and the first file to name a cluster, user or context winning.
+// The KUBECONFIG list read as client-go's loading rules read it: missing files skipped, the first
+// file to name a cluster, user or context winning.
 import { readFileSync } from 'node:fs';
 import { delimiter, dirname } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -41,18 +40,13 @@ export function kubeconfigPaths(value: string | undefined): string[] {
 /** One file of the list, its relative paths resolved against its folder; undefined when missing. */
 function loadListed(k8s: ClientNode, path: string): KubeConfig | undefined {
   const kc = new k8s.KubeConfig();
-  let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if (codeOf(error).code === 'ENOENT') return undefined;
-    throw loadError(`kubeconfig "${path}" (listed in KUBECONFIG)`, error);
-  }
-  // client-go reads an empty file as an empty config; client-node would refuse it.
-  if (text.length === 0) return kc;
-  try {
+    const text = readFileSync(path, 'utf8');
+    // client-go reads an empty file as an empty config; client-node would refuse it.
+    if (text.length === 0) return kc;
     kc.loadFromString(text);
   } catch (error) {
+    if (codeOf(error).code === 'ENOENT') return undefined;
     throw loadError(`kubeconfig "${path}" (listed in KUBECONFIG)`, error);
   }
   kc.makePathsAbsolute(dirname(path));
@@ -67,10 +61,8 @@ function firstOfEachName<T extends { name: string }>(lists: T[][]): T[] {
 }
 
 /**
- * The files KUBECONFIG lists, merged as client-go merges them: a missing file is skipped, and the
- * first file to set `current-context` or to name a cluster, user or context wins (the whole entry,
- * never fields of it). Undefined when every file is missing, for the caller to decide as client-go
- * does. A file that cannot be read or parsed is an error naming that file.
+ * The files KUBECONFIG lists, merged as client-go does (the first whole entry of each name wins);
+ * undefined when every file is missing. A file that cannot be read or parsed is an error naming it.
  */
 export function loadKubeconfigList(k8s: ClientNode, paths: readonly string[]): KubeConfig | undefined {
   const loaded = paths.map((path) => loadListed(k8s, path)).filter((kc) => kc !== undefined);

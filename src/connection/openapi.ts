@@ -1,17 +1,14 @@
-// The server's own schemas, as create() types rendered objects with them: the OpenAPI v3 root
-// (`GET /openapi/v3`, merged by kube-aggregator's spec proxier; kept per Connection, read again
-// after a miss like discovery, at a bounded age, and after the server refused an apply as untyped)
-// and one hash-addressed document per group-version (k8s.io/kube-openapi pkg/handler3/handler.go),
-// turned into a compact table at once and kept in the process-wide cache (schema-cache.ts). After
-// such a refusal the refused group-version's document is also read by its path without a hash,
-// which its server answers with what it holds now, however far behind the merged root is; asked
-// with If-None-Match where a document for that path is held, which handler3 answers with a 304.
+// The server's schemas create() types with: the OpenAPI v3 root, kept per Connection and read
+// again at a bounded age or after an apply refused as untyped, and one hash-addressed document per
+// group-version, kept as a compact table in schema-cache.ts. After such a refusal the document is
+// read by its path without a hash (what the server holds now), conditional on those held.
+// The server side is in docs/wire-reference.md.
 import { debuglog } from 'node:util';
 import { RequestError } from '../errors.ts';
 import { TYPED_PATCH_REFUSAL } from './failures.ts';
 import { compactTypes, type GroupVersionSchema } from '../schema/index.ts';
 import { isRecord } from '../util/json.ts';
-import type { ApiRequest, ApiResponse } from './requests.ts';
+import { type ApiRequest, type ApiResponse, unlessNotFound } from './requests.ts';
 import {
   cachedSchema,
   downloadInFlight,
@@ -28,11 +25,8 @@ const debug = debuglog('openshift-templates');
 const OPENAPI_ROOT = '/openapi/v3';
 
 /**
- * How long a Connection types with the root it read before it reads it again. kube-apiserver's
- * merged root has no ETag and a Last-Modified of the moment (kube-aggregator
- * pkg/controllers/openapiv3/aggregator, handleDiscovery), so checking it costs a full GET: once a
- * minute bounds both that cost and how long a CRD update that drops a field goes unseen, as the
- * token file's re-read does for credentials.
+ * How long a Connection types with the root it read before it reads it again: the merged root has
+ * no ETag, so a check costs a full GET; once a minute bounds that and how long a dropped field goes unseen.
  */
 export const ROOT_MAX_AGE_MS = 60_000;
 
@@ -54,7 +48,7 @@ export function refusedAsUntyped(code: number, body: unknown): boolean {
   );
 }
 
-/** apiextensions-apiserver's title for the documents of CRD-served group-versions (builder.go). */
+/** apiextensions-apiserver's title for the documents of CRD-served group-versions. */
 const CRD_TITLE = 'Kubernetes CRD Swagger';
 
 /** Document URL per root path (`apis/apps/v1`); `undefined` when the server has no /openapi/v3. */
@@ -82,10 +76,7 @@ function rootPathOfRequest(path: string): string | undefined {
   return prefix === 'apis' && group && version ? `apis/${group}/${version}` : undefined;
 }
 
-/**
- * The hash handler3 addresses a document by: its ETag, which is the same uppercase hex SHA-512
- * (computeETag) that constructServerRelativeURL puts in `?hash=`.
- */
+/** The hash a document is addressed by (`?hash=`), which is also its ETag. */
 function hashOfEtag(etag: string | undefined): string | undefined {
   return /^"([0-9A-F]+)"$/.exec(etag ?? '')?.[1];
 }
@@ -93,7 +84,6 @@ function hashOfEtag(etag: string | undefined): string | undefined {
 /** A group-version's document as its server answered it by the path without a hash. */
 interface Latest {
   schema: GroupVersionSchema;
-  /** Its hash-addressed URL, as a root lists it once it has caught up (the path alone without an ETag). */
   url: string;
   readAt: number;
 }
@@ -132,36 +122,21 @@ const NOT_MODIFIED = '304 Not Modified';
 /** Documents held that a direct read is conditional on, at most: an If-None-Match of about 1 kB. */
 const HELD_LIMIT = 8;
 
-/** Whether a document URL is hash-addressed, so that its content never changes. */
-function hashAddressed(url: string): boolean {
-  return (splitUrl(url).query.hash ?? '') !== '';
-}
-
 export class OpenApiSchemas {
   readonly #server: string;
   readonly #request: (request: ApiRequest) => Promise<ApiResponse>;
   readonly #root: SharedAnswers<Root>;
-  /** A document's table, or what its URL answered instead. */
   readonly #documents: SharedAnswers<GroupVersionSchema | string>;
-  /**
-   * Document URLs that answered "none", with what they answered: not asked again until the root
-   * is read again (at most ROOT_MAX_AGE_MS later while creates run), which forgets them all.
-   */
+  /** Document URLs that answered "none", with what they answered, until the root is read again. */
   readonly #absent = new Map<string, string>();
   /** What was said once per Connection: group-versions applied without typing. */
   readonly #told = new Set<string>();
   /** Group-versions the server refused an apply of as untyped: the next lookup reads them directly. */
   readonly #refused = new Set<string>();
-  /**
-   * Documents read directly after a refusal, per root key: typed with instead of what a root lists
-   * until a root lists the same URL or ROOT_MAX_AGE_MS has passed (by then the aggregator has read
-   * every server's root again).
-   */
+  /** Documents read directly after a refusal, per root key, until a root lists them or ROOT_MAX_AGE_MS passes. */
   readonly #latest = new Map<string, Latest>();
-  /** Direct reads in flight, shared by the creates that need them. */
   readonly #reads: SharedAnswers<Latest | string>;
 
-  /** Whether requests share one multiplexed connection (HTTP/2); over HTTP/1.1 each would open one. */
   readonly #multiplexed: () => boolean;
 
   constructor(
@@ -184,10 +159,7 @@ export class OpenApiSchemas {
     });
   }
 
-  /**
-   * The schema of each group-version, from the cached root unless `fresh` (then the root is read
-   * again, unless it was read moments ago); documents not cached are fetched concurrently.
-   */
+  /** The schema of each group-version; `fresh` reads the root again unless it was read moments ago. */
   async lookup(
     apiVersions: readonly string[],
     fresh: boolean,
@@ -210,8 +182,7 @@ export class OpenApiSchemas {
       this.#absent.set(url, schema);
       return [apiVersion, { missing: 'unreadable', answer: schema }];
     };
-    // Concurrent on one HTTP/2 connection; one after another over HTTP/1.1, where each request in
-    // parallel would cost a new connection and its TLS handshake (more than a round trip saved).
+    // One after another over HTTP/1.1, where each parallel request would cost a new TLS handshake.
     if (this.#multiplexed()) return new Map(await Promise.all(apiVersions.map(one)));
     const found: [string, SchemaLookup][] = [];
     for (const apiVersion of apiVersions) found.push(await one(apiVersion));
@@ -219,10 +190,8 @@ export class OpenApiSchemas {
   }
 
   /**
-   * The server refused an apply to `path` as untyped: the next create reads the root again first,
-   * and that group-version's document by its path without a hash, once: the merged root may still
-   * list the document the refused body was typed with (kube-aggregator re-reads kube-apiserver's
-   * own root every second and an aggregated server's every minute, controller.go).
+   * The server refused an apply to `path` as untyped: the next create reads the root again and that
+   * document by its path, once, as the merged root may still list the stale one.
    */
   untypedRefusal(path: string): void {
     this.#root.expire(OPENAPI_ROOT);
@@ -230,11 +199,7 @@ export class OpenApiSchemas {
     if (key !== undefined) this.#refused.add(key);
   }
 
-  /**
-   * The document to type a group-version with instead of the one `listed` by the root: read now
-   * when the server refused an apply of it, else the one read so, while still in force. A direct
-   * read that fails leaves the root's document to decide.
-   */
+  /** The directly read document to type with instead of the root's `listed` one, if any. */
   async #latestFor(
     key: string,
     listed: string | undefined,
@@ -267,11 +232,7 @@ export class OpenApiSchemas {
     return latest;
   }
 
-  /**
-   * The root to type with: read again when asked (`fresh`), or when the one held is older than
-   * ROOT_MAX_AGE_MS or expired. Where reading it again fails, the root held stands: the server
-   * still types every apply itself.
-   */
+  /** The root to type with; where reading it again fails the held one stands (the server types applies anyway). */
   async #currentRoot(fresh: boolean, wait: CallerWait, route: WarningRoute): Promise<Root> {
     if (fresh) return this.#root.refresh(OPENAPI_ROOT, wait, route);
     if (!this.#root.due(OPENAPI_ROOT, ROOT_MAX_AGE_MS)) return this.#root.get(OPENAPI_ROOT, wait, route);
@@ -294,39 +255,27 @@ export class OpenApiSchemas {
   }
 
   async #fetchRoot(route: WarningRoute | undefined, throttling: Throttling): Promise<Root> {
-    try {
-      const { body } = await this.#request({
-        method: 'GET',
-        path: OPENAPI_ROOT,
-        step: 'Schema',
-        target: OPENAPI_ROOT,
-        warnings: route,
-        throttling,
-      });
-      // A root read again may list a document again that answered "none" before.
-      this.#absent.clear();
-      return parseRoot(body);
-    } catch (error) {
-      if (error instanceof RequestError && error.statusCode === 404) return undefined;
-      throw error;
-    }
+    const root = { method: 'GET', path: OPENAPI_ROOT, step: 'Schema', target: OPENAPI_ROOT } as const;
+    const answer = await unlessNotFound(this.#request({ ...root, warnings: route, throttling }));
+    if (answer === undefined) return undefined;
+    // A root read again may list a document again that answered "none" before.
+    this.#absent.clear();
+    return parseRoot(answer.body);
   }
 
   /**
-   * Only a hash-addressed URL always answers the same, so only its table is kept and its download
-   * shared with other Connections; any other URL is read again by each create. A download another
-   * Connection has in flight is awaited; where it fails, this Connection asks itself, so that its
-   * own answer decides.
+   * Only a hash-addressed URL always answers the same, so only its table is cached and its download
+   * shared; where another Connection's shared download fails, this one asks itself.
    */
   async #fetchDocument(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
-    if (!hashAddressed(url)) return this.#download(url, route);
-    // No await when nothing is in flight: between the look and shareDownload below no other
-    // Connection may look, or each would start a download of its own.
+    // Only a hash-addressed document never changes.
+    if (!splitUrl(url).query.hash) return (await this.#download(url, route)).answer;
+    // No await when nothing is in flight, or another Connection could start its own download.
     const other = downloadInFlight(this.#server, url);
     const shared = other === undefined ? undefined : await other;
     if (shared !== undefined) return shared;
     // Kept in the cache before any waiter resumes: a Connection that comes later finds it there.
-    const download = this.#download(url, route).then((answer) => {
+    const download = this.#download(url, route).then(({ answer }) => {
       if (typeof answer !== 'string') rememberSchema(this.#server, url, answer);
       return answer;
     });
@@ -335,17 +284,14 @@ export class OpenApiSchemas {
   }
 
   /**
-   * A group-version's document by its path without a hash: what its server holds now, with its
-   * hash in the ETag. Kept in the process-wide cache under the URL a root that caught up lists.
-   * Conditional on the documents the cache holds for the path (every one read so or listed by a
-   * root; handler3's ETag is the hash in their URLs): a 304, without a body, names the current one
-   * in its ETag (http.ServeContent), which is typed with again and renewed.
+   * A document by its path without a hash: what the server holds now, its hash in the ETag; cached
+   * under its hash URL. Conditional on the documents held: a 304 names the current one in its ETag.
    */
   async #readLatest(key: string, route: WarningRoute | undefined): Promise<Latest | string> {
     const path = `${OPENAPI_ROOT}/${key}`;
     const held = heldDocuments(this.#server, path, HELD_LIMIT);
     const tags = [...held.keys()].map((hash) => `"${hash}"`).join(', ');
-    const { answer, etag } = await this.#downloadWithEtag(path, route, tags === '' ? undefined : tags);
+    const { answer, etag } = await this.#download(path, route, tags === '' ? undefined : tags);
     if (answer === NOT_MODIFIED) {
       const current = held.get(hashOfEtag(etag) ?? '');
       if (current === undefined) return 'a 304 naming none of the documents held';
@@ -359,12 +305,7 @@ export class OpenApiSchemas {
     return { schema: answer, url, readAt: performance.now() };
   }
 
-  async #download(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
-    return (await this.#downloadWithEtag(url, route)).answer;
-  }
-
-  /** `ifNoneMatch`: the ETags of documents held, a 304 to which is NOT_MODIFIED. */
-  async #downloadWithEtag(
+  async #download(
     url: string,
     route: WarningRoute | undefined,
     ifNoneMatch?: string,
@@ -374,17 +315,10 @@ export class OpenApiSchemas {
     let etag: string | undefined;
     let code: number;
     try {
-      ({ body, etag, code } = await this.#request({
-        method: 'GET',
-        path,
-        query,
-        step: 'Schema',
-        target: apiVersionOf(url),
-        warnings: route,
-        // handler3 answers a group-version it does not know with an empty 200.
-        emptyAnswerOk: true,
-        ifNoneMatch,
-      }));
+      const target = apiVersionOf(url);
+      // emptyAnswerOk: a group-version the server does not know is an empty 200.
+      const request = { method: 'GET', path, query, step: 'Schema', target, emptyAnswerOk: true } as const;
+      ({ body, etag, code } = await this.#request({ ...request, warnings: route, ifNoneMatch }));
     } catch (error) {
       const answer = absentAnswer(error);
       if (answer !== undefined) return { answer };

@@ -1,6 +1,6 @@
-// What one request to the API server is: its shape, its answer, its limits, and how its path and
-// body are written and read. ClusterConnection (connection.ts) sends it.
+// One request to the API server: its shape, answer and limits; connection.ts sends it.
 import { MAX_TIMEOUT_MS } from '../checks/arguments.ts';
+import { RequestError } from '../errors.ts';
 import type { RequestTimeout } from '../types/index.ts';
 import type { FailedRequest } from './failures.ts';
 import type { Throttling } from './retry.ts';
@@ -50,22 +50,16 @@ export interface ApiResponse {
 
 /** A request's whole life, as the caller's signal and its own connect + read deadline bound it. */
 export interface Bound {
-  /** Fires with the caller's signal, or with a TimeoutError at the deadline. */
   signal: AbortSignal;
-  /** The deadline, on `performance.now()`'s clock. */
   at: number;
   /** connect + read, capped where a Node.js timer would fire at once instead. */
   ms: number;
-  /** Clears the timer and lets go of the caller's signal. */
   end(): void;
 }
 
 /**
- * The bound of one request: connect + read from its start covers every attempt, every 429 wait and
- * the answer to its last byte, as client-go's `Timeout` covers a request's retries and its body
- * (k8s.io/client-go rest/request.go). A timer and a listener of our own rather than
- * AbortSignal.timeout() and AbortSignal.any(): a Connection held for days sends millions of
- * requests, and neither of those lets go before its timer fires.
+ * connect + read from the start bounds every attempt, 429 wait and the answer, as client-go's
+ * `Timeout` does. Our own timer: AbortSignal.timeout()/any() hold on until they fire.
  */
 export function boundOf(timeouts: Timeouts, caller: AbortSignal | undefined): Bound {
   const ms = Math.min(timeouts.connect + timeouts.read, MAX_TIMEOUT_MS);
@@ -95,6 +89,23 @@ export function caList(ca: unknown): (string | Buffer)[] {
   return all.filter((c): c is string | Buffer => typeof c === 'string' || Buffer.isBuffer(c));
 }
 
+/**
+ * The answer, or `undefined` where the server answered 404 (it does not serve that path).
+ *
+ * @example
+ * ```ts
+ * const answer = await unlessNotFound(connection.request({ method: 'GET', path, step, target }));
+ * ```
+ */
+export async function unlessNotFound<T>(answer: Promise<T>): Promise<T | undefined> {
+  try {
+    return await answer;
+  } catch (error) {
+    if (error instanceof RequestError && error.statusCode === 404) return undefined;
+    throw error;
+  }
+}
+
 export function parseBody(text: string): unknown {
   if (text === '') return undefined;
   try {
@@ -107,10 +118,7 @@ export function parseBody(text: string): unknown {
 /** Query values that read the same escaped or not (most: field managers, `All`, names). */
 const PLAIN = /^[\w.-]*$/;
 
-/**
- * The request's path with its query, as the API server reads it: form-encoded as URLSearchParams
- * writes it, built without one for the plain values nearly every request has.
- */
+/** The path with its query, form-encoded; URLSearchParams only for values that need escaping. */
 export function pathWithQuery(request: ApiRequest): string {
   const { query } = request;
   if (query === undefined) return request.path;

@@ -1,14 +1,6 @@
-// The one failure this library sends again at the request layer: 429 TooManyRequests with a
-// Retry-After, which says the server did nothing (API priority and fairness).
+// The one failure sent again at the request layer: a 429 with Retry-After (the server did nothing).
 
-/**
- * At most this often, each wait at most this long, and this long in all. API Priority and
- * Fairness doubles its Retry-After while a priority level keeps refusing, up to 32 s
- * (k8s.io/apiserver pkg/util/flowcontrol/dropped_requests_tracker.go); client-go sends a request
- * again up to 10 times, waiting whatever Retry-After says (k8s.io/client-go rest/with_retry.go).
- * The same ten, and room for a full doubling run (1 + 2 + … + 32 s, then 32 s more each time),
- * bounded all the same: a server that asks for minutes is not waited for.
- */
+/** client-go's ten attempts, with room for APF's doubling run up to 32 s; minutes are not waited for. */
 const RETRY_ON_429 = { attempts: 10, waitMs: 60_000, totalMs: 180_000 } as const;
 
 /** The 429s one request has met so far: how many, and the wait the last one asked for. */

@@ -1,9 +1,6 @@
-// The compact type tables of the OpenAPI v3 documents create() types with, shared by every
-// Connection of the process: a handler that connects per job does not download them again. This
-// is the library's one module-level state besides the lazily loaded client-node module. A
-// document's URL carries its content hash (kube-openapi handler3's `?hash=`), so an entry never
-// goes stale: a changed document has a new URL. The bound keeps a process that talks to many
-// clusters, or to one across many upgrades, from growing without end.
+// The compact type tables create() types with, shared by every Connection of the process (a
+// handler connecting per job downloads them once): the one module-level state. Keyed by
+// hash-addressed URL, an entry never goes stale; the bound keeps many clusters from growing it.
 import type { GroupVersionSchema } from '../schema/index.ts';
 
 /** Documents kept at most; the least recently used goes first. */
@@ -63,11 +60,7 @@ export function rememberSchema(server: string, url: string, schema: GroupVersion
   }
 }
 
-/**
- * Another Connection's download of the document, while it is in flight: its table, or `undefined`
- * when it failed or found no document, for the caller's own request to decide (its credentials,
- * its limits, its error).
- */
+/** Another Connection's download in flight: its table, or `undefined` for the caller to ask itself. */
 export function downloadInFlight(
   server: string,
   url: string,

@@ -1,7 +1,5 @@
-// Node.js TracingChannels for APMs and OpenTelemetry: one trace per public operation and one per
-// HTTP request attempt, at no cost when nobody subscribes (the contexts are not even built).
-// The contexts carry names, namespaces, methods, paths and outcomes — never a parameter value, a
-// token, Secret data or kubeconfig content, and never a result.
+// TracingChannels for APMs: one trace per public operation and per request attempt, free when
+// nobody subscribes. Contexts carry names, paths and outcomes, never a value, secret or result.
 import { isTemplateObject, sourceName } from '../checks/template-source.ts';
 import { tracingChannel } from 'node:diagnostics_channel';
 import { isRecord } from '../util/json.ts';
@@ -10,30 +8,23 @@ import type { Operation } from './warnings.ts';
 /** What `openshift-template-client:operation` carries through start, end, asyncStart/asyncEnd and error. */
 interface OperationTrace {
   operation: Operation;
-  /** Template mode (a Template is rendered) or reference mode (saved refs); absent for `connect`. */
   mode?: 'template' | 'reference';
   namespace?: string;
   templateName?: string;
-  /** Where the Template is stored (template mode): `templateNamespace`, else `namespace`. */
   templateNamespace?: string;
   dryRun?: boolean;
-  /** On success: how many objects the operation rendered, applied, read or deleted. */
   objects?: number;
-  /** On failure: the error the caller gets. */
   error?: unknown;
 }
 
 /** What `openshift-template-client:request` carries for each attempt of each HTTP request. */
 export interface RequestTrace {
   method: string;
-  /** The path without its query. */
   path: string;
   protocol: 'h2' | 'http/1.1' | undefined;
   /** 1 for the first attempt; a 429 retry or a refused HTTP/2 stream sent again counts up. */
   attempt: number;
-  /** The public operation the request belongs to. */
   operation: Operation;
-  /** The request's label in errors and debug lines (`Get`, `Process`, `Apply`, ...) and its target. */
   step: string;
   target: string;
   statusCode?: number;
@@ -48,11 +39,7 @@ const requests = tracingChannel<unknown, RequestTrace>(REQUEST_CHANNEL);
 
 type Channels<C extends object> = ReturnType<typeof tracingChannel<unknown, C>>;
 
-/**
- * Runs `work` as TracingChannel's `tracePromise` does — start (with bound stores), end, then
- * asyncStart/asyncEnd on settlement, error on rejection, all with the same context object — but
- * records only what `settled` copies from the result, never the result itself.
- */
+/** TracingChannel's `tracePromise`, but recording only what `settled` copies, never the result. */
 function traced<C extends { error?: unknown }, T>(
   channels: Channels<C>,
   context: C,
@@ -95,12 +82,10 @@ export function traceOperation<T>(
   });
 }
 
-/** Whether request attempts need tracing at all: checked once per request. */
 export function tracingRequests(): boolean {
   return requests.hasSubscribers;
 }
 
-/** Traces one attempt of one request. */
 export function traceAttempt<T extends { code: number }>(
   context: RequestTrace,
   work: () => Promise<T>,
@@ -114,38 +99,35 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The trace context of a template-mode call, read defensively: arguments are not checked yet. */
+/** A call's trace context, read defensively: arguments are not checked yet. */
+function callTrace(
+  operation: Operation,
+  mode: 'template' | 'reference',
+  o: Record<string, unknown>,
+): OperationTrace {
+  const namespace = text(o.namespace);
+  return { operation, mode, ...(namespace === undefined ? {} : { namespace }), dryRun: o.dryRun === true };
+}
+
 export function templateCall(operation: Operation, templateName: unknown, options: unknown): OperationTrace {
   const o = isRecord(options) ? options : {};
-  const namespace = text(o.namespace);
+  const trace = callTrace(operation, 'template', o);
   // A Template object is stored nowhere: it has a name, but no namespace.
   const templateNamespace = isTemplateObject(templateName)
     ? undefined
-    : (text(o.templateNamespace) ?? namespace);
+    : (text(o.templateNamespace) ?? trace.namespace);
   const name = sourceName(templateName);
   return {
-    operation,
-    mode: 'template',
-    ...(namespace === undefined ? {} : { namespace }),
+    ...trace,
     ...(name === undefined ? {} : { templateName: name }),
     ...(templateNamespace === undefined ? {} : { templateNamespace }),
-    dryRun: o.dryRun === true,
   };
 }
 
-/** The trace context of a reference-mode call. */
 export function referenceCall(operation: Operation, options: unknown): OperationTrace {
-  const o = isRecord(options) ? options : {};
-  const namespace = text(o.namespace);
-  return {
-    operation,
-    mode: 'reference',
-    ...(namespace === undefined ? {} : { namespace }),
-    dryRun: o.dryRun === true,
-  };
+  return callTrace(operation, 'reference', isRecord(options) ? options : {});
 }
 
-/** How many objects an operation's result holds. */
 export function countOf(result: unknown): number | undefined {
   return Array.isArray(result) ? result.length : undefined;
 }

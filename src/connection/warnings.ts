@@ -1,14 +1,10 @@
-// Server warnings: kube-apiserver's `Warning: 299 - "text"` response headers (RFC 7234 form), for
-// deprecated APIs, Pod Security admission, duplicate fields and the like. They reach the
-// caller's handler, or, without one, Node's process warnings once per distinct text.
+// Server warnings (`Warning: 299 - "text"` headers): to the caller's handler, or else Node's
+// process warnings once per distinct text.
 import type { ServerWarning, WarningHandler } from '../types/index.ts';
 
 export type Operation = ServerWarning['operation'];
 
-/**
- * Where a request's warnings go: the operation they belong to and its handler, if it has one; with
- * `reported`, each distinct warning of the call goes once (see {@link WarningSink.deliver}).
- */
+/** Where a request's warnings go; with `reported`, each distinct warning of the call goes once. */
 export interface WarningRoute {
   operation: Operation;
   handler: WarningHandler | undefined;
@@ -22,11 +18,8 @@ function warningKey({ code, target, path, text }: ServerWarning): string {
 }
 
 /**
- * The texts of the 299 warnings in `Warning` header values. Each value may hold several
- * comma-separated warnings (`code SP agent SP quoted-text [SP quoted-date]`), the text with
- * backslash escapes, as kube-apiserver writes them (k8s.io/apimachinery pkg/util/net/http.go,
- * NewWarningHeader) and client-go reads them (ParseWarningHeaders; rest/warnings.go passes on code
- * 299 with a text). A malformed value is skipped from where it breaks.
+ * The texts of the 299 warnings in `Warning` values (`code agent "text" ["date"]`, comma-separated,
+ * backslash escapes), as client-go reads them; a malformed value is skipped from where it breaks.
  */
 export function parseWarnings(values: readonly string[]): string[] {
   const texts: string[] = [];
@@ -71,9 +64,8 @@ export function parseWarnings(values: readonly string[]): string[] {
 const REMEMBERED = 1_000;
 
 /**
- * Delivers a Connection's warnings: to the operation's handler, else to connect()'s, else once per
- * distinct text as a Node.js process warning (`ServerWarning`), as kubectl de-duplicates them.
- * A handler that throws does not fail the request that drew the warning.
+ * Delivers warnings to the operation's handler, else connect()'s, else once per distinct text as a
+ * Node.js `ServerWarning`; a handler that throws does not fail the request.
  *
  * @example
  * const sink = new WarningSink((w) => console.warn(w.text));
@@ -87,11 +79,7 @@ export class WarningSink {
     this.#handler = handler;
   }
 
-  /**
-   * Hands one warning on. A route with `reported` (one operation call's) passes each distinct
-   * warning once: create()'s dry run and its write, or a delete's read and its delete, are
-   * answered with the same warnings for the same object, which are one warning to the caller.
-   */
+  /** Hands one warning on; a dry run and its write draw the same warnings, told once per call. */
   deliver(warning: ServerWarning, route: WarningRoute | undefined): void {
     if (route?.reported) {
       const key = warningKey(warning);
