@@ -29,3 +29,23 @@ export function testValue(expression: string): string {
     return Array.from({ length: Number(count) }, (_, i) => pool[i % pool.length]).join('');
   });
 }
+
+/**
+ * The parameters the real-tier tests give a published Template: each generated parameter without a
+ * value gets its test value, so both servers and every run render the same names, and
+ * APPLICATION_USER (required by part of the corpus) is `tester`.
+ */
+export function corpusParameters(template: { parameters?: unknown }): Record<string, string> {
+  const declared = Array.isArray(template.parameters)
+    ? (template.parameters as Record<string, unknown>[])
+    : [];
+  const values: Record<string, string> = {};
+  for (const p of declared) {
+    const name = typeof p.name === 'string' ? p.name : '';
+    const generated = typeof p.generate === 'string' && p.generate !== '';
+    if (generated && !(typeof p.value === 'string' && p.value !== ''))
+      values[name] = testValue(typeof p.from === 'string' ? p.from : '');
+    if (name === 'APPLICATION_USER') values[name] = 'tester';
+  }
+  return values;
+}

@@ -4,6 +4,7 @@
 // side is test/cluster/check-templates-real-tier.test.ts). `--real-tier` judges on the real servers,
 // and where it cannot start them it refuses in one line naming what is missing: never the simulator
 // in their place.
+import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,17 +15,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 const run = promisify(execFile);
 let dir: string;
 
-const BAD_KEY_TEMPLATE = `apiVersion: template.openshift.io/v1
-kind: Template
-metadata:
-  name: bad-key
-objects:
-  - apiVersion: v1
-    kind: ConfigMap
-    metadata: { name: bad-key-settings }
-    data:
-      "bad key!": fast
-`;
+// A ConfigMap key kube-apiserver refuses (422) and the simulator lets pass: a listed gap.
+const BAD_KEY_TEMPLATE = readFileSync(new URL('./fixtures/bad-key.yaml', import.meta.url), 'utf8');
 
 const SIMULATOR_JUDGES =
   "judges: the embedded simulator: types and names, by the library's engine and the simulator's rules, " +

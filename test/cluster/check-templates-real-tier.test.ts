@@ -5,7 +5,16 @@
 // The tier of OTS_CLUSTER_KUBECONFIG holds the clone's cache lock (one control plane per cache
 // folder), so each run here gets a cache folder of its own with the built binaries linked in.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  readFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -15,17 +24,8 @@ import { clusterKubeconfig } from './audit.ts';
 const source = process.env.OPENSHIFT_APISERVER_SOURCE ?? '';
 const scratch = mkdtempSync(join(tmpdir(), 'otc-check-real-tier-'));
 
-const BAD_KEY_TEMPLATE = `apiVersion: template.openshift.io/v1
-kind: Template
-metadata:
-  name: bad-key
-objects:
-  - apiVersion: v1
-    kind: ConfigMap
-    metadata: { name: bad-key-settings }
-    data:
-      "bad key!": fast
-`;
+// A ConfigMap key kube-apiserver refuses (422) and the simulator lets pass: a listed gap.
+const BAD_KEY_TEMPLATE = readFileSync(new URL('../fixtures/bad-key.yaml', import.meta.url), 'utf8');
 const GOOD_KEY_TEMPLATE = BAD_KEY_TEMPLATE.replaceAll('bad-key', 'good-key').replace('"bad key!"', 'mode');
 
 /** A cache folder of its own: the kube-apiserver build and openshift-apiserver's linked in. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as ocp from '../../src/index.ts';
 import { compactTypes } from '../../src/schema/index.ts';
-import { testValue } from '../../scripts/test-values.ts';
+import { corpusParameters } from '../../scripts/test-values.ts';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { currentContext, type KubeClient } from '../../scripts/cluster/kube.ts';
 import { differences, type Json, normalise, outcomeOf, unexplained } from './fidelity.ts';
@@ -17,20 +17,6 @@ import { DEFAULTED_OBJECTS, REFUSALS } from './scenarios.ts';
 const clusterKubeconfig = process.env.OTS_CLUSTER_KUBECONFIG;
 /** The published Templates (npm run test:cluster passes the corpus folder beside the clone). */
 const corpus = process.env.OTS_CORPUS;
-
-/** Every generated parameter gets check-templates' test value, so both servers render alike. */
-function corpusParameters(template: ocp.TemplateObject): Record<string, string> {
-  const declared = (template as unknown as { parameters?: Record<string, unknown>[] }).parameters ?? [];
-  const values: Record<string, string> = {};
-  for (const p of declared) {
-    const name = typeof p.name === 'string' ? p.name : '';
-    const generated = typeof p.generate === 'string' && p.generate !== '';
-    if (generated && !(typeof p.value === 'string' && p.value !== ''))
-      values[name] = testValue(typeof p.from === 'string' ? p.from : '');
-    if (name === 'APPLICATION_USER') values[name] = 'tester';
-  }
-  return values;
-}
 
 interface Side {
   name: 'simulator' | 'real';

@@ -14,7 +14,7 @@ import { checkForApply, compactTypes, kindKey, type GroupVersionSchema } from '.
 import { normalizeSecret } from '../../src/checks/secrets.ts';
 import { withOwnerLabel } from '../../src/checks/ownership.ts';
 import { currentContext, type KubeClient } from '../../scripts/cluster/kube.ts';
-import { testValue } from '../../scripts/test-values.ts';
+import { corpusParameters } from '../../scripts/test-values.ts';
 import {
   serverVerdict,
   strictOutcome,
@@ -51,19 +51,6 @@ interface Rendered {
   object: Json;
   path: string;
   schema: GroupVersionSchema;
-}
-
-function parametersOf(template: ocp.TemplateObject): Record<string, string> {
-  const declared = (template as unknown as { parameters?: Record<string, unknown>[] }).parameters ?? [];
-  const values: Record<string, string> = {};
-  for (const p of declared) {
-    const name = typeof p.name === 'string' ? p.name : '';
-    const generated = typeof p.generate === 'string' && p.generate !== '';
-    if (generated && !(typeof p.value === 'string' && p.value !== ''))
-      values[name] = testValue(typeof p.from === 'string' ? p.from : '');
-    if (name === 'APPLICATION_USER') values[name] = 'tester';
-  }
-  return values;
 }
 
 const groupVersionPath = (apiVersion: string): string =>
@@ -108,7 +95,7 @@ async function renderCorpus(client: KubeClient): Promise<{ objects: Rendered[]; 
     .filter((f) => f.endsWith('.json'))
     .sort()) {
     const template = JSON.parse(readFileSync(join(corpus, file), 'utf8')) as ocp.TemplateObject;
-    const objects = await ocp.process(template, parametersOf(template), { api, namespace: NAMESPACE });
+    const objects = await ocp.process(template, corpusParameters(template), { api, namespace: NAMESPACE });
     objects.forEach((object, i) => {
       rendered.push({
         label: `${file.replace(/\.json$/, '')}#${i} ${object.kind ?? ''}`,
