@@ -26,7 +26,10 @@ const scratch = mkdtempSync(join(tmpdir(), 'otc-check-real-tier-'));
 
 // A ConfigMap key kube-apiserver refuses (422) and the simulator lets pass: a listed gap.
 const BAD_KEY_TEMPLATE = readFileSync(new URL('../fixtures/bad-key.yaml', import.meta.url), 'utf8');
-const GOOD_KEY_TEMPLATE = BAD_KEY_TEMPLATE.replaceAll('bad-key', 'good-key').replace('"bad key!"', 'mode');
+const GOOD_KEY_TEMPLATE = BAD_KEY_TEMPLATE.replaceAll('bad-key', 'good-key').replace(
+  /["']bad key!['"]/,
+  'mode',
+);
 
 /** A cache folder of its own: the kube-apiserver build and openshift-apiserver's linked in. */
 function ownCache(name: string): string {
