@@ -5,7 +5,7 @@ export default function announce(): void {
   const named = globalThis.process.argv.slice(2).filter((arg) => !arg.startsWith('-') && arg !== 'run');
   if (named.length > 0) return;
   console.log(
-    'npm test: about 100 test files over real HTTPS against the simulator; about 6 minutes on an idle ' +
+    'npm test: about 100 test files over real HTTPS against the simulator; about 9 minutes on an idle ' +
       '2-core machine, several times that on a busy one. Each file is listed as it finishes.',
   );
 }
