@@ -275,8 +275,12 @@ function mergePatchThrough(
     ...live,
     metadata: { ...meta(live), managedFields: convertible(info, decodedEntries) as never },
   };
+  // Its field manager compares the objects after decoding, where userNames and groupNames, when
+  // set, have replaced the subjects (conversion.go): a ServiceAccount subject without a namespace
+  // gains one there, so the subjects count as changed even when the patch left the view as it was.
+  const effective = converted(() => fromRbac(kind, toRbac(kind, decoded.body)));
   const entries =
-    decodedEntries.length === 0 ? [] : updatedManagers(info, base, decoded.body, fieldManager, { schema });
+    decodedEntries.length === 0 ? [] : updatedManagers(info, base, effective, fieldManager, { schema });
   if (entries.length > 0) meta(decoded.body).managedFields = entries as never;
   else delete meta(decoded.body).managedFields;
   const object = rbac.update(
