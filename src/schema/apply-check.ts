@@ -4,7 +4,7 @@ import { pruneUndeclared } from './prune.ts';
 import { withoutServerSet } from './server-set.ts';
 import { kindKey, type TypeTable } from './table.ts';
 import { typeObject } from './typing.ts';
-import type { TypingProblem } from './wording.ts';
+import type { TypingProblem } from './walk.ts';
 
 /** kubectl's `--validate` values, as create() takes them. */
 export type ValidationMode = 'Strict' | 'Warn' | 'Ignore';

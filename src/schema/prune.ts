@@ -3,7 +3,7 @@
 import { setOwn } from '../util/json.ts';
 import { typeObject, type TypingOptions, type TypingResult } from './typing.ts';
 import type { TypeTable } from './table.ts';
-import type { TypingProblem } from './wording.ts';
+import type { TypingProblem } from './walk.ts';
 
 /** A copy without the undeclared fields, what was removed, and the problems that remain. */
 export interface PruneResult extends TypingResult {

@@ -2,7 +2,29 @@
 // carries both path syntaxes, the JSON location and what encoding/json would name it.
 import { fieldElement, indexElement, strictField, strictIndex } from './paths.ts';
 import { UNTYPED, type TypeDef, type TypeRef, type TypeTable } from './table.ts';
-import { noSuchType, type ProblemKind, type TypingProblem, type ValueType } from './wording.ts';
+
+/** A JSON value's type, as typing reasons name it: no value leaves the typing engine. */
+export type ValueType = 'string' | 'number' | 'boolean' | 'map' | 'list' | 'null';
+
+/** What a problem is about; `decode` ones count only after typing passes. */
+export type ProblemKind = 'undeclared' | 'type' | 'list' | 'schema' | 'decode' | 'server-set';
+
+/** One problem of one object, with its place in both path syntaxes. */
+export interface TypingProblem {
+  kind: ProblemKind;
+  /** structured-merge-diff's path with its leading dot: `.spec.containers[name="a"].x`. */
+  path: string;
+  /** The path of the map or list the problem belongs to (`''` for the object itself). */
+  parent: string;
+  /** apimachinery's strict-decoding path: `spec.containers[0].x`. */
+  strictPath: string;
+  /** The reason in structured-merge-diff's or apimachinery's words, without values. */
+  reason: string;
+  /** Where it is in the object: keys and indexes from the root. */
+  at: readonly (string | number)[];
+  /** For decode problems: the reason a create or update body gets (encoding/json's words). */
+  createReason?: string;
+}
 
 /** Where a value sits: one link per key or index up to the root; paths are spelled only for problems. */
 export interface Place {
@@ -116,7 +138,7 @@ export function resolve(w: Walk, ref: TypeRef, place: Place): Resolved | undefin
   if (known !== undefined) return known;
   const def = w.table.types[ref];
   if (def === undefined) {
-    record(w, 'schema', place, noSuchType(ref));
+    record(w, 'schema', place, `schema error: no type found matching: ${ref}`);
     return undefined;
   }
   const resolved = { def, name: ref };
