@@ -129,37 +129,13 @@ export function record(
 }
 
 /** The type a reference names, with its name when it has one (typed/helpers.go resolveSchema). */
-export function resolve(w: Walk, ref: TypeRef, place: Place): Resolved | undefined {
-  if (typeof ref !== 'string') return inlineOf(ref);
-  if (ref === UNTYPED) return UNTYPED_RESOLVED;
-  let named = NAMED.get(w.table);
-  if (named === undefined) NAMED.set(w.table, (named = new Map<string, Resolved>()));
-  const known = named.get(ref);
-  if (known !== undefined) return known;
+export function resolve(w: Walk, ref: TypeRef, place: Place): { def: TypeDef; name?: string } | undefined {
+  if (typeof ref !== 'string') return { def: ref };
+  if (ref === UNTYPED) return { def: UNTYPED_DEF };
   const def = w.table.types[ref];
-  if (def === undefined) {
-    record(w, 'schema', place, `schema error: no type found matching: ${ref}`);
-    return undefined;
-  }
-  const resolved = { def, name: ref };
-  named.set(ref, resolved);
-  return resolved;
-}
-
-interface Resolved {
-  def: TypeDef;
-  name?: string;
-}
-
-// Made once per table and name (or inline definition): typing resolves one for every value.
-const UNTYPED_RESOLVED: Resolved = { def: UNTYPED_DEF };
-const NAMED = new WeakMap<TypeTable, Map<string, Resolved>>();
-const INLINE = new WeakMap<TypeDef, Resolved>();
-
-function inlineOf(def: TypeDef): Resolved {
-  let resolved = INLINE.get(def);
-  if (resolved === undefined) INLINE.set(def, (resolved = { def }));
-  return resolved;
+  if (def !== undefined) return { def, name: ref };
+  record(w, 'schema', place, `schema error: no type found matching: ${ref}`);
+  return undefined;
 }
 
 /**
@@ -168,21 +144,9 @@ function inlineOf(def: TypeDef): Resolved {
  */
 export function deduce(def: TypeDef, value: unknown): TypeDef {
   const type = valueType(value);
-  if ((type === 'string' || type === 'number' || type === 'boolean') && def.scalar !== undefined) {
-    const cut = partsOf(def);
-    return (cut.scalar ??=
-      def.format === undefined ? { scalar: def.scalar } : { scalar: def.scalar, format: def.format });
-  }
-  if (type === 'list' && def.list !== undefined) return (partsOf(def).list ??= { list: def.list });
-  if (type === 'map' && def.map !== undefined) return (partsOf(def).map ??= { map: def.map });
+  if ((type === 'string' || type === 'number' || type === 'boolean') && def.scalar !== undefined)
+    return def.format === undefined ? { scalar: def.scalar } : { scalar: def.scalar, format: def.format };
+  if (type === 'list' && def.list !== undefined) return { list: def.list };
+  if (type === 'map' && def.map !== undefined) return { map: def.map };
   return def;
-}
-
-/** Each definition's parts, made once: typing deduces one for every value it visits. */
-const PARTS = new WeakMap<TypeDef, { scalar?: TypeDef; list?: TypeDef; map?: TypeDef }>();
-
-function partsOf(def: TypeDef): { scalar?: TypeDef; list?: TypeDef; map?: TypeDef } {
-  let parts = PARTS.get(def);
-  if (parts === undefined) PARTS.set(def, (parts = {}));
-  return parts;
 }
