@@ -1,5 +1,6 @@
 // Typing a JSON value against a compact type table by structured-merge-diff's rules, then the
 // decode checks (docs/typing.md). Pure: data in, problems out.
+import { isRecord } from '../util/json.ts';
 import { goQuote, keyElement, valueElement } from './paths.ts';
 import { checkDecode, unmarshalReason } from './decode.ts';
 import {
@@ -38,10 +39,6 @@ export interface TypingResult {
 
 type Json = Record<string, unknown>;
 
-function isMap(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function visit(w: Walk, value: unknown, ref: TypeRef, place: Place): void {
   if (value === undefined) return;
   const resolved = resolve(w, ref, place);
@@ -74,16 +71,8 @@ function expected(what: ScalarKind | 'map' | 'list', got: ValueType): string {
 
 // typed/validate.go validateScalar: types only; integers and floats are both numeric.
 function scalarFits(kind: ScalarKind, value: unknown): boolean {
-  switch (kind) {
-    case 'numeric':
-      return typeof value === 'number';
-    case 'string':
-      return typeof value === 'string';
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'untyped':
-      return ['number', 'string', 'boolean'].includes(typeof value);
-  }
+  if (kind === 'untyped') return ['number', 'string', 'boolean'].includes(typeof value);
+  return typeof value === (kind === 'numeric' ? 'number' : kind);
 }
 
 // The Go type a scalar field has in the built-in kinds' structs.
@@ -115,7 +104,7 @@ function visitScalar(
 // typed/validate.go visitMapItems and typed/helpers.go mapValue.
 function visitMap(w: Walk, value: unknown, map: MapDef, place: Place, name: string | undefined): void {
   if (value === null) return;
-  if (!isMap(value)) {
+  if (!isRecord(value)) {
     record(w, 'type', place, expected('map', valueType(value)));
     return;
   }
@@ -149,7 +138,7 @@ function keyedElement(
   place: Place,
 ): { element?: string; error?: string } {
   if (child === null) return { error: 'associative list with keys may not have a null element' };
-  if (!isMap(child)) return { error: 'associative list with keys may not have non-map elements' };
+  if (!isRecord(child)) return { error: 'associative list with keys may not have non-map elements' };
   const keys = list.keys ?? [];
   const found: (readonly [string, unknown])[] = [];
   for (const key of keys) {
@@ -176,7 +165,7 @@ function setElement(child: unknown): { element?: string; error?: string } {
   if (child === null)
     return { error: "associative list without keys has an element that's an explicit null" };
   if (Array.isArray(child)) return { error: 'not supported: associative list with lists as elements' };
-  if (isMap(child)) return { error: "associative list without keys has an element that's a map type" };
+  if (isRecord(child)) return { error: "associative list without keys has an element that's a map type" };
   return { element: valueElement(child) };
 }
 

@@ -1,7 +1,7 @@
 // The walk shared by typing and pruning: where a value sits, and how it is recorded. One place
 // carries both path syntaxes, the JSON location and what encoding/json would name it.
 import { fieldElement, indexElement, strictField, strictIndex } from './paths.ts';
-import { UNTYPED, type TypeDef, type TypeRef, type TypeTable } from './table.ts';
+import { UNTYPED, UNTYPED_DEF, type TypeDef, type TypeRef, type TypeTable } from './table.ts';
 
 /** A JSON value's type, as typing reasons name it: no value leaves the typing engine. */
 export type ValueType = 'string' | 'number' | 'boolean' | 'map' | 'list' | 'null';
@@ -87,26 +87,12 @@ export interface Walk {
   decodeProblems: TypingProblem[];
 }
 
-const UNTYPED_DEF: TypeDef = {
-  scalar: 'untyped',
-  map: { elements: UNTYPED },
-  list: { elements: UNTYPED, listType: 'atomic' },
-};
-
 /** A value's type in typing reasons. */
 export function valueType(value: unknown): ValueType {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'list';
-  switch (typeof value) {
-    case 'string':
-      return 'string';
-    case 'number':
-      return 'number';
-    case 'boolean':
-      return 'boolean';
-    default:
-      return 'map';
-  }
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean' ? type : 'map';
 }
 
 export function record(
