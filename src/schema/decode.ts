@@ -16,10 +16,6 @@ export const QUANTITY_SUFFIX = "unable to parse quantity's suffix";
 
 /**
  * Why a Quantity string (a JSON string's content or a number's text) does not parse, or `undefined`.
- *
- * @example
- * quantityError('1.5.2'); // "quantities must match the regular expression '…'"
- * quantityError('500Mi'); // undefined
  */
 export function quantityError(text: string): string | undefined {
   const read = readQuantity(text.trim());
@@ -88,10 +84,6 @@ function checkTime(w: Walk, value: unknown, micro: boolean, place: Place): void 
 
 /**
  * Records what the Go type of a scalar of this format cannot hold (a `decode` problem), if anything.
- *
- * @example
- * checkDecode(walk, 'hunter2!', 'byte', place);
- * walk.decodeProblems[0]?.reason; // 'error decoding from json: illegal base64 data at input byte 7'
  */
 export function checkDecode(w: Walk, value: unknown, format: DecodeFormat, place: Place): void {
   switch (format) {

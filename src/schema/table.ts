@@ -63,9 +63,6 @@ export const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 /**
  * The key of a kind in {@link TypeTable.kinds}: the object's own `apiVersion` and `kind`.
- *
- * @example
- * kindKey('apps/v1', 'Deployment'); // 'apps/v1 Deployment'
  */
 export function kindKey(apiVersion: string, kind: string): string {
   return `${apiVersion} ${kind}`;

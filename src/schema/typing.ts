@@ -201,10 +201,6 @@ function visitList(w: Walk, value: unknown, list: ListDef, place: Place): void {
 /**
  * Types a JSON value against a type of the table (and with `decode`, the decode checks). Problems
  * name their path in both syntaxes and types, never values.
- *
- * @example
- * const { problems } = typeValue(table, { replicas: 'two' }, 'io.k8s.api.apps.v1.DeploymentSpec');
- * problems[0]?.path; // '.replicas'
  */
 export function typeValue(
   table: TypeTable,
