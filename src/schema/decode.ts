@@ -41,69 +41,46 @@ export function unmarshalReason(got: ValueType, goType: string, goField?: string
   return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into ${into} of type ${goType}`;
 }
 
-/** A decode problem whose reason is the same for an apply and for a create or update body. */
-function refuse(w: Walk, place: Place, reason: string): void {
-  record(w, 'decode', place, reason, reason);
-}
-
-function checkInteger(w: Walk, value: unknown, width: 'int32' | 'int64', place: Place): void {
-  if (typeof value === 'number' && !Number.isInteger(value)) {
-    // runtime/converter.go fromUnstructured for an apply; encoding/json for a create body.
-    const createReason = unmarshalReason('number', width, goFieldOf(place));
-    record(w, 'decode', place, `cannot convert float64 to ${width}`, createReason);
-  }
-}
-
-// intstr.go UnmarshalJSON: a string, else json.Unmarshal into an int32 (whole and in range).
-function checkIntOrString(w: Walk, value: unknown, place: Place): void {
-  if (typeof value === 'string') return;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX)
-    return;
-  refuse(w, place, unmarshalReason(valueType(value), 'int32'));
-}
-
-// sliceFromUnstructured: the string through encoding/json into a []byte, which base64-decodes it.
-function checkBytes(w: Walk, value: unknown, place: Place): void {
-  if (typeof value !== 'string') return;
-  const at = base64Error(value);
-  if (at === undefined) return;
-  // encoding/base64 CorruptInputError, which runtime/converter.go wraps for an apply.
-  const illegal = `illegal base64 data at input byte ${at}`;
-  record(w, 'decode', place, `error decoding from json: ${illegal}`, illegal);
-}
-
-// metav1.Time and MicroTime UnmarshalJSON: a JSON string that time.Parse takes.
-function checkTime(w: Walk, value: unknown, micro: boolean, place: Place): void {
-  if (typeof value !== 'string') {
-    refuse(w, place, unmarshalReason(valueType(value), 'string'));
-    return;
-  }
-  const reason = timeError(value, micro);
-  if (reason !== undefined) refuse(w, place, reason);
-}
-
 /**
- * Records what the Go type of a scalar of this format cannot hold (a `decode` problem), if anything.
+ * What the Go type of a scalar of this format cannot hold: one reason, or the reasons for an
+ * apply and for a create or update body where they differ.
  */
-export function checkDecode(w: Walk, value: unknown, format: DecodeFormat, place: Place): void {
+function refusal(value: unknown, format: DecodeFormat, place: Place): string | [string, string] | undefined {
   switch (format) {
     case 'int32':
     case 'int64':
-      checkInteger(w, value, format, place);
-      break;
-    case 'quantity': {
-      const reason = quantityError(String(value));
-      if (reason !== undefined) refuse(w, place, reason);
-      break;
+      // runtime/converter.go fromUnstructured for an apply; encoding/json for a create body.
+      if (typeof value !== 'number' || Number.isInteger(value)) return undefined;
+      return [`cannot convert float64 to ${format}`, unmarshalReason('number', format, goFieldOf(place))];
+    case 'quantity':
+      return quantityError(String(value));
+    case 'int-or-string': {
+      // intstr.go UnmarshalJSON: a string, else json.Unmarshal into an int32 (whole and in range).
+      if (typeof value === 'string') return undefined;
+      const int32 =
+        typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
+      return int32 ? undefined : unmarshalReason(valueType(value), 'int32');
     }
-    case 'int-or-string':
-      checkIntOrString(w, value, place);
-      break;
-    case 'byte':
-      checkBytes(w, value, place);
-      break;
+    case 'byte': {
+      // sliceFromUnstructured: the string through encoding/json into a []byte, which base64-decodes
+      // it; encoding/base64 CorruptInputError, which runtime/converter.go wraps for an apply.
+      const at = typeof value === 'string' ? base64Error(value) : undefined;
+      if (at === undefined) return undefined;
+      const illegal = `illegal base64 data at input byte ${at}`;
+      return [`error decoding from json: ${illegal}`, illegal];
+    }
     case 'date-time':
     case 'micro-time':
-      checkTime(w, value, format === 'micro-time', place);
+      // metav1.Time and MicroTime UnmarshalJSON: a JSON string that time.Parse takes.
+      if (typeof value === 'string') return timeError(value, format === 'micro-time');
+      return unmarshalReason(valueType(value), 'string');
   }
+}
+
+/** Records what the Go type of a scalar of this format cannot hold (a `decode` problem), if anything. */
+export function checkDecode(w: Walk, value: unknown, format: DecodeFormat, place: Place): void {
+  const reason = refusal(value, format, place);
+  if (reason === undefined) return;
+  const [apply, create] = typeof reason === 'string' ? [reason, reason] : reason;
+  record(w, 'decode', place, apply, create);
 }
