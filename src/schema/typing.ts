@@ -54,19 +54,10 @@ function visit(w: Walk, value: unknown, ref: TypeRef, place: Place): void {
   else if (atom.list !== undefined) visitList(w, value, atom.list, place);
 }
 
-// The numeric sentence of typed/validate.go validateScalar; the others follow it.
-const EXPECTED: Record<ScalarKind | 'map' | 'list', string> = {
-  string: 'string',
-  numeric: 'numeric (int or float)',
-  boolean: 'boolean',
-  untyped: 'any scalar',
-  map: 'map',
-  list: 'list',
-};
-
 /** `expected string, got number` (typed/validate.go validateScalar, typed/helpers.go mapValue). */
 function expected(what: ScalarKind | 'map' | 'list', got: ValueType): string {
-  return `expected ${EXPECTED[what]}, got ${got}`;
+  const name = what === 'numeric' ? 'numeric (int or float)' : what === 'untyped' ? 'any scalar' : what;
+  return `expected ${name}, got ${got}`;
 }
 
 // typed/validate.go validateScalar: types only; integers and floats are both numeric.
