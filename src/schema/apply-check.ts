@@ -4,7 +4,7 @@ import { pruneUndeclared } from './prune.ts';
 import { withoutServerSet } from './server-set.ts';
 import { kindKey, type TypeTable } from './table.ts';
 import { typeObject } from './typing.ts';
-import type { TypingProblem } from './wording.ts';
+import type { TypingProblem } from './walk.ts';
 
 /** kubectl's `--validate` values, as create() takes them. */
 export type ValidationMode = 'Strict' | 'Warn' | 'Ignore';
@@ -33,10 +33,6 @@ function declaresKind(table: TypeTable, object: Record<string, unknown>): boolea
  * Types the object against its group-version's schema and says what to apply. Strict refuses any
  * problem; Warn and Ignore drop undeclared fields and server-set metadata (on a copy) and refuse
  * the rest. Decode problems (built-in kinds only) are refused in every mode.
- *
- * @example
- * const check = checkForApply(schema, deployment, 'Warn');
- * if (check.kind === 'typed' && check.refused.length === 0) apply(check.object);
  */
 export function checkForApply(
   schema: GroupVersionSchema,

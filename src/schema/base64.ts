@@ -6,55 +6,9 @@ const PAD = 0x3d;
 const LF = 0x0a;
 const CR = 0x0d;
 
-interface Quantum {
-  next: number;
-  error?: number;
-}
-
-function isNewline(byte: number | undefined): boolean {
-  return byte === LF || byte === CR;
-}
-
-function skipNewlines(src: Uint8Array, from: number): number {
-  let at = from;
-  while (at < src.length && isNewline(src[at])) at++;
-  return at;
-}
-
-// decodeQuantum: where padding starts, the rest must be padding and newlines only.
-function afterPadding(src: Uint8Array, start: number, j: number): Quantum {
-  let si = start;
-  if (j === 0 || j === 1) return { next: si, error: si - 1 };
-  if (j === 2) {
-    si = skipNewlines(src, si);
-    if (si === src.length) return { next: si, error: src.length };
-    if (src[si] !== PAD) return { next: si, error: si - 1 };
-    si++;
-  }
-  si = skipNewlines(src, si);
-  return si < src.length ? { next: si, error: si } : { next: si };
-}
-
-// decodeQuantum: four alphabet bytes, newlines skipped, or where and why it stops.
-function quantum(src: Uint8Array, start: number): Quantum {
-  let si = start;
-  for (let j = 0; j < 4; j++) {
-    if (si === src.length) return j === 0 ? { next: si } : { next: si, error: si - j };
-    const byte = src[si] ?? 0;
-    si++;
-    if (ALPHABET.has(byte)) continue;
-    if (isNewline(byte)) {
-      j--;
-      continue;
-    }
-    if (byte !== PAD) return { next: si, error: si - 1 };
-    return afterPadding(src, si, j);
-  }
-  return { next: si };
-}
-
 /**
- * The input byte at which Go's `base64.StdEncoding.Decode` refuses the text, or `undefined`.
+ * The input byte at which Go's `base64.StdEncoding.Decode` refuses the text (decodeQuantum's
+ * CorruptInputError), or `undefined`.
  *
  * @example
  * base64Error('aGVsbG8='); // undefined
@@ -63,12 +17,27 @@ function quantum(src: Uint8Array, start: number): Quantum {
  */
 export function base64Error(text: string): number | undefined {
   const src = Buffer.from(text, 'utf8');
-  let si = 0;
-  while (si < src.length) {
-    const step = quantum(src, si);
-    if (step.error !== undefined) return step.error;
-    if (step.next === si) break;
-    si = step.next;
+  // Go skips \r and \n anywhere: the offsets of the other bytes, four to a quantum.
+  const at: number[] = [];
+  src.forEach((byte, offset) => {
+    if (byte !== LF && byte !== CR) at.push(offset);
+  });
+  for (let i = 0; i < at.length; i++) {
+    const offset = at[i] ?? 0;
+    const byte = src[offset] ?? 0;
+    if (ALPHABET.has(byte)) continue;
+    if (byte !== PAD || i % 4 < 2) return offset;
+    // Padding: `==` after two letters of a quantum, `=` after three, then nothing but newlines.
+    let next = i + 1;
+    if (i % 4 === 2) {
+      const second = at[next];
+      if (second === undefined) return src.length;
+      if (src[second] !== PAD) return second - 1;
+      next++;
+    }
+    return at[next];
   }
-  return undefined;
+  // A quantum cut short: Go names where it started, newlines not counted back.
+  const cut = at.length % 4;
+  return cut === 0 ? undefined : src.length - cut;
 }

@@ -1,8 +1,10 @@
 // An OpenAPI v3 document → a compact type table, as kube-openapi's schemaconv converts it
 // (sources: docs/typing.md).
+import { isRecord } from '../util/json.ts';
 import {
   OBJECT_META,
   UNTYPED,
+  UNTYPED_DEF,
   kindKey,
   type JsonScalar,
   type ListDef,
@@ -29,10 +31,6 @@ interface Context {
   hasObjectMeta: boolean;
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
 }
@@ -40,7 +38,7 @@ function stringList(value: unknown): string[] | undefined {
 function refName(schema: Json): string | undefined {
   let ref = schema.$ref;
   const allOf = schema.allOf;
-  if (ref === undefined && Array.isArray(allOf) && allOf.length === 1 && isObject(allOf[0])) {
+  if (ref === undefined && Array.isArray(allOf) && allOf.length === 1 && isRecord(allOf[0])) {
     ref = allOf[0].$ref;
   }
   if (typeof ref !== 'string') return undefined;
@@ -79,7 +77,7 @@ function isUntypedDef(def: TypeDef): boolean {
 }
 
 function ref(schema: unknown, ctx: Context): TypeRef {
-  if (!isObject(schema)) return UNTYPED;
+  if (!isRecord(schema)) return UNTYPED;
   const name = refName(schema);
   if (name !== undefined) return name;
   const def = parseSchema(schema, ctx);
@@ -110,20 +108,14 @@ function parseSchema(schema: Json, outer: Context): TypeDef {
   }
 }
 
-function scalarDefault(value: unknown): JsonScalar | undefined {
-  const t = typeof value;
-  return value === null || t === 'string' || t === 'number' || t === 'boolean'
-    ? (value as JsonScalar)
-    : undefined;
-}
-
 function parseFields(properties: Json, ctx: Context, map: MapDef): void {
   const fields: Record<string, TypeRef> = {};
   const keyDefaults: Record<string, JsonScalar> = {};
   for (const [name, member] of Object.entries(properties)) {
     fields[name] = ref(member, ctx);
-    const fallback = isObject(member) && ctx.keyNames.has(name) ? scalarDefault(member.default) : undefined;
-    if (fallback !== undefined) keyDefaults[name] = fallback;
+    const fallback = isRecord(member) && ctx.keyNames.has(name) ? member.default : undefined;
+    if (fallback === null || ['string', 'number', 'boolean'].includes(typeof fallback))
+      keyDefaults[name] = fallback as JsonScalar;
   }
   if (Object.keys(fields).length > 0) map.fields = fields;
   if (Object.keys(keyDefaults).length > 0) map.keyDefaults = keyDefaults;
@@ -141,13 +133,13 @@ function addEmbeddedFields(map: MapDef, ctx: Context): void {
 
 function parseObject(schema: Json, ctx: Context): MapDef {
   const map: MapDef = {};
-  const properties = isObject(schema.properties) ? schema.properties : {};
+  const properties = isRecord(schema.properties) ? schema.properties : {};
   parseFields(properties, ctx, map);
   const extra = schema.additionalProperties;
   if (extra === undefined) {
     // An object with neither properties nor additionalProperties is free-form.
     if (ctx.preserve || Object.keys(properties).length === 0) map.elements = UNTYPED;
-  } else if (isObject(extra)) {
+  } else if (isRecord(extra)) {
     map.elements = ref(extra, ctx);
   } else if (extra === true) {
     map.elements = UNTYPED;
@@ -186,7 +178,7 @@ function collectKeyNames(node: unknown, into: Set<string>): void {
     for (const item of node) collectKeyNames(item, into);
     return;
   }
-  if (!isObject(node)) return;
+  if (!isRecord(node)) return;
   for (const key of stringList(node['x-kubernetes-list-map-keys']) ?? []) into.add(key);
   const mergeKey = node['x-kubernetes-patch-merge-key'];
   if (typeof mergeKey === 'string') into.add(mergeKey);
@@ -197,7 +189,7 @@ function kindsOf(name: string, schema: Json, kinds: Record<string, string>): voi
   const gvks = schema['x-kubernetes-group-version-kind'];
   if (!Array.isArray(gvks)) return;
   for (const gvk of gvks) {
-    if (!isObject(gvk)) continue;
+    if (!isRecord(gvk)) continue;
     const { group, version, kind } = gvk;
     if (typeof group !== 'string' || typeof version !== 'string' || typeof kind !== 'string') continue;
     kinds[kindKey(group === '' ? version : `${group}/${version}`, kind)] = name;
@@ -206,8 +198,8 @@ function kindsOf(name: string, schema: Json, kinds: Record<string, string>): voi
 
 /** The named schemas of an OpenAPI v3 document (`components.schemas`), or none. */
 function schemasOf(document: unknown): Json {
-  const components = isObject(document) ? document.components : undefined;
-  return isObject(components) && isObject(components.schemas) ? components.schemas : {};
+  const components = isRecord(document) ? document.components : undefined;
+  return isRecord(components) && isRecord(components.schemas) ? components.schemas : {};
 }
 
 /**
@@ -222,20 +214,16 @@ export function compactTypes(document: unknown): TypeTable {
   const schemas = schemasOf(document);
   const keyNames = new Set<string>();
   collectKeyNames(schemas, keyNames);
-  const ctx: Context = { preserve: false, keyNames, hasObjectMeta: isObject(schemas[OBJECT_META]) };
+  const ctx: Context = { preserve: false, keyNames, hasObjectMeta: isRecord(schemas[OBJECT_META]) };
   const table: TypeTable = { types: {}, kinds: {} };
   for (const [name, schema] of Object.entries(schemas)) {
     // A named schema that is only a reference is skipped, as ToSchemaFromOpenAPI does.
-    if (!isObject(schema) || typeof schema.$ref === 'string') continue;
+    if (!isRecord(schema) || typeof schema.$ref === 'string') continue;
     if (name === QUANTITY) table.types[name] = { scalar: 'untyped', format: 'quantity' };
     else if (name === MICRO_TIME) table.types[name] = { scalar: 'untyped', format: 'micro-time' };
-    else if (name === RAW_EXTENSION) table.types[name] = { scalar: 'untyped', ...untypedParts() };
+    else if (name === RAW_EXTENSION) table.types[name] = UNTYPED_DEF;
     else table.types[name] = parseSchema(schema, ctx);
     kindsOf(name, schema, table.kinds);
   }
   return table;
-}
-
-function untypedParts(): Pick<TypeDef, 'map' | 'list'> {
-  return { map: { elements: UNTYPED }, list: { elements: UNTYPED, listType: 'atomic' } };
 }

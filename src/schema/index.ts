@@ -5,7 +5,7 @@ export { pruneUndeclared, type PruneResult } from './prune.ts';
 export { withoutServerSet } from './server-set.ts';
 export { kindKey, type TypeTable } from './table.ts';
 export { typeObject, typeValue, type TypingOptions, type TypingResult } from './typing.ts';
-export type { TypingProblem } from './wording.ts';
+export type { TypingProblem } from './walk.ts';
 export {
   checkForApply,
   type ApplyCheck,

@@ -2,7 +2,7 @@
 // `oc get -o json`): kube-apiserver refuses managedFields, uid and resourceVersion in an apply
 // body (how, in docs/typing.md); creationTimestamp and generation pass.
 import { isRecord } from '../util/json.ts';
-import type { TypingProblem } from './wording.ts';
+import type { TypingProblem } from './walk.ts';
 
 const REASONS: Record<string, string> = {
   uid:

@@ -51,14 +51,18 @@ export interface TypeTable {
 /** The reserved name of the type that accepts anything; never stored in a table. */
 export const UNTYPED = '__untyped_';
 
+/** The type {@link UNTYPED} stands for: any scalar, a map or a list of anything (schemaconv's `__untyped_deduced_`). */
+export const UNTYPED_DEF: TypeDef = {
+  scalar: 'untyped',
+  map: { elements: UNTYPED },
+  list: { elements: UNTYPED, listType: 'atomic' },
+};
+
 /** The definition name of ObjectMeta in the documents kube-apiserver publishes. */
 export const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 /**
  * The key of a kind in {@link TypeTable.kinds}: the object's own `apiVersion` and `kind`.
- *
- * @example
- * kindKey('apps/v1', 'Deployment'); // 'apps/v1 Deployment'
  */
 export function kindKey(apiVersion: string, kind: string): string {
   return `${apiVersion} ${kind}`;

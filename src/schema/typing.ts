@@ -1,7 +1,8 @@
 // Typing a JSON value against a compact type table by structured-merge-diff's rules, then the
 // decode checks (docs/typing.md). Pure: data in, problems out.
-import { keyElement, valueElement } from './paths.ts';
-import { checkDecode } from './decode.ts';
+import { isRecord } from '../util/json.ts';
+import { goQuote, keyElement, valueElement } from './paths.ts';
+import { checkDecode, unmarshalReason } from './decode.ts';
 import {
   kindKey,
   type DecodeFormat,
@@ -11,24 +12,18 @@ import {
   type TypeRef,
   type TypeTable,
 } from './table.ts';
-import { ROOT, deduce, goFieldOf, record, resolve, valueType, type Place, type Walk } from './walk.ts';
 import {
-  KEYED_NOT_MAP,
-  KEYED_NULL,
-  KEY_NOT_MAP_TYPE,
-  SET_LIST,
-  SET_MAP,
-  SET_NULL,
-  UNDECLARED,
-  duplicateKey,
-  elementReason,
-  expected,
-  goFieldReason,
-  intOrStringReason,
-  noCorrespondingType,
-  omitsKeys,
+  ROOT,
+  deduce,
+  goFieldOf,
+  record,
+  resolve,
+  valueType,
+  type Place,
   type TypingProblem,
-} from './wording.ts';
+  type ValueType,
+  type Walk,
+} from './walk.ts';
 
 /** How to type. */
 export interface TypingOptions {
@@ -44,10 +39,6 @@ export interface TypingResult {
 
 type Json = Record<string, unknown>;
 
-function isMap(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function visit(w: Walk, value: unknown, ref: TypeRef, place: Place): void {
   if (value === undefined) return;
   const resolved = resolve(w, ref, place);
@@ -55,28 +46,24 @@ function visit(w: Walk, value: unknown, ref: TypeRef, place: Place): void {
   const atom = deduce(resolved.def, value);
   // An IntOrString given a map or a list passes typing (schemaconv leaves a schema without a
   // type untyped) and fails decoding.
-  if (w.decode && resolved.def.format === 'int-or-string' && (isMap(value) || Array.isArray(value))) {
-    const reason = intOrStringReason(valueType(value));
-    record(w, 'decode', place, reason, reason);
-  }
+  if (w.decode && resolved.def.format === 'int-or-string' && typeof value === 'object' && value !== null)
+    checkDecode(w, value, 'int-or-string', place);
   // typed/helpers.go handleAtom: a map first, then a scalar, then a list.
   if (atom.map !== undefined) visitMap(w, value, atom.map, place, resolved.name);
   else if (atom.scalar !== undefined) visitScalar(w, value, atom.scalar, atom.format, place);
   else if (atom.list !== undefined) visitList(w, value, atom.list, place);
 }
 
+/** `expected string, got number` (typed/validate.go validateScalar, typed/helpers.go mapValue). */
+function expected(what: ScalarKind | 'map' | 'list', got: ValueType): string {
+  const name = what === 'numeric' ? 'numeric (int or float)' : what === 'untyped' ? 'any scalar' : what;
+  return `expected ${name}, got ${got}`;
+}
+
 // typed/validate.go validateScalar: types only; integers and floats are both numeric.
 function scalarFits(kind: ScalarKind, value: unknown): boolean {
-  switch (kind) {
-    case 'numeric':
-      return typeof value === 'number';
-    case 'string':
-      return typeof value === 'string';
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'untyped':
-      return ['number', 'string', 'boolean'].includes(typeof value);
-  }
+  if (kind === 'untyped') return ['number', 'string', 'boolean'].includes(typeof value);
+  return typeof value === (kind === 'numeric' ? 'number' : kind);
 }
 
 // The Go type a scalar field has in the built-in kinds' structs.
@@ -98,7 +85,7 @@ function visitScalar(
     const got = valueType(value);
     // A create or update body is decoded by encoding/json, which names the Go field and type.
     const goType = kind === 'untyped' ? undefined : goScalarType(kind, format);
-    const createReason = goType === undefined ? undefined : goFieldReason(got, goFieldOf(place), goType);
+    const createReason = goType === undefined ? undefined : unmarshalReason(got, goType, goFieldOf(place));
     record(w, 'type', place, expected(kind, got), createReason);
     return;
   }
@@ -108,7 +95,7 @@ function visitScalar(
 // typed/validate.go visitMapItems and typed/helpers.go mapValue.
 function visitMap(w: Walk, value: unknown, map: MapDef, place: Place, name: string | undefined): void {
   if (value === null) return;
-  if (!isMap(value)) {
+  if (!isRecord(value)) {
     record(w, 'type', place, expected('map', valueType(value)));
     return;
   }
@@ -118,7 +105,7 @@ function visitMap(w: Walk, value: unknown, map: MapDef, place: Place, name: stri
     const ref = field ?? map.elements;
     const childPlace: Place = { up: place, key, declared: field !== undefined, struct: name };
     if (ref === undefined) {
-      record(w, 'undeclared', childPlace, UNDECLARED);
+      record(w, 'undeclared', childPlace, 'field not declared in schema');
       continue;
     }
     visit(w, child, ref, childPlace);
@@ -129,7 +116,7 @@ function visitMap(w: Walk, value: unknown, map: MapDef, place: Place, name: stri
 function keyDefault(w: Walk, list: ListDef, key: string, place: Place): { value?: unknown; error?: string } {
   const resolved = resolve(w, list.elements, place);
   if (resolved?.def.map === undefined)
-    return { error: `couldn't find default value for ${key}: ${KEY_NOT_MAP_TYPE}` };
+    return { error: `couldn't find default value for ${key}: associative list may not have non-map types` };
   const defaults = resolved.def.map.keyDefaults;
   return defaults !== undefined && Object.hasOwn(defaults, key) ? { value: defaults[key] } : {};
 }
@@ -141,8 +128,8 @@ function keyedElement(
   child: unknown,
   place: Place,
 ): { element?: string; error?: string } {
-  if (child === null) return { error: KEYED_NULL };
-  if (!isMap(child)) return { error: KEYED_NOT_MAP };
+  if (child === null) return { error: 'associative list with keys may not have a null element' };
+  if (!isRecord(child)) return { error: 'associative list with keys may not have non-map elements' };
   const keys = list.keys ?? [];
   const found: (readonly [string, unknown])[] = [];
   for (const key of keys) {
@@ -154,15 +141,22 @@ function keyedElement(
     if (fallback.error !== undefined) return { error: fallback.error };
     if (fallback.value !== undefined) found.push([key, fallback.value]);
   }
-  if (keys.length > 0 && found.length === 0) return { error: omitsKeys(keys) };
+  if (keys.length > 0 && found.length === 0) {
+    const quoted = `[${keys.map(goQuote).join(' ')}]`;
+    const error =
+      `associative list with keys has an element that omits all key fields ${quoted} ` +
+      "(and doesn't have default values for any key fields)";
+    return { error };
+  }
   return { element: keyElement(found) };
 }
 
 // typed/helpers.go setItemToPathElement.
 function setElement(child: unknown): { element?: string; error?: string } {
-  if (child === null) return { error: SET_NULL };
-  if (Array.isArray(child)) return { error: SET_LIST };
-  if (isMap(child)) return { error: SET_MAP };
+  if (child === null)
+    return { error: "associative list without keys has an element that's an explicit null" };
+  if (Array.isArray(child)) return { error: 'not supported: associative list with lists as elements' };
+  if (isRecord(child)) return { error: "associative list without keys has an element that's a map type" };
   return { element: valueElement(child) };
 }
 
@@ -186,10 +180,10 @@ function visitList(w: Walk, value: unknown, list: ListDef, place: Place): void {
       list.listType === 'map' ? keyedElement(w, list, child, place) : setElement(child);
     if (element === undefined) {
       // Without a path element nothing below it can be reported.
-      record(w, 'list', place, elementReason(index, error ?? ''));
+      record(w, 'list', place, `element ${index}: ${error ?? ''}`);
       continue;
     }
-    if (seen.has(element)) record(w, 'list', place, duplicateKey(element));
+    if (seen.has(element)) record(w, 'list', place, `duplicate entries for key ${element}`);
     seen.add(element);
     visit(w, child, list.elements, { up: place, key: index, element });
   }
@@ -198,10 +192,6 @@ function visitList(w: Walk, value: unknown, list: ListDef, place: Place): void {
 /**
  * Types a JSON value against a type of the table (and with `decode`, the decode checks). Problems
  * name their path in both syntaxes and types, never values.
- *
- * @example
- * const { problems } = typeValue(table, { replicas: 'two' }, 'io.k8s.api.apps.v1.DeploymentSpec');
- * problems[0]?.path; // '.replicas'
  */
 export function typeValue(
   table: TypeTable,
@@ -239,7 +229,8 @@ export function typeObject(table: TypeTable, object: Json, options: TypingOption
       parent: '',
       strictPath: '',
       at: [],
-      reason: noCorrespondingType(apiVersion, kind),
+      // noCorrespondingTypeErr, the kind as GroupVersionKind.String() prints it: `/v1, Kind=Pod`.
+      reason: `no corresponding type for ${apiVersion.includes('/') ? '' : '/'}${apiVersion}, Kind=${kind}`,
     };
     return { problems: [problem], decodeProblems: [] };
   }

@@ -1,8 +1,30 @@
 // The walk shared by typing and pruning: where a value sits, and how it is recorded. One place
 // carries both path syntaxes, the JSON location and what encoding/json would name it.
 import { fieldElement, indexElement, strictField, strictIndex } from './paths.ts';
-import { UNTYPED, type TypeDef, type TypeRef, type TypeTable } from './table.ts';
-import { noSuchType, type ProblemKind, type TypingProblem, type ValueType } from './wording.ts';
+import { UNTYPED, UNTYPED_DEF, type TypeDef, type TypeRef, type TypeTable } from './table.ts';
+
+/** A JSON value's type, as typing reasons name it: no value leaves the typing engine. */
+export type ValueType = 'string' | 'number' | 'boolean' | 'map' | 'list' | 'null';
+
+/** What a problem is about; `decode` ones count only after typing passes. */
+export type ProblemKind = 'undeclared' | 'type' | 'list' | 'schema' | 'decode' | 'server-set';
+
+/** One problem of one object, with its place in both path syntaxes. */
+export interface TypingProblem {
+  kind: ProblemKind;
+  /** structured-merge-diff's path with its leading dot: `.spec.containers[name="a"].x`. */
+  path: string;
+  /** The path of the map or list the problem belongs to (`''` for the object itself). */
+  parent: string;
+  /** apimachinery's strict-decoding path: `spec.containers[0].x`. */
+  strictPath: string;
+  /** The reason in structured-merge-diff's or apimachinery's words, without values. */
+  reason: string;
+  /** Where it is in the object: keys and indexes from the root. */
+  at: readonly (string | number)[];
+  /** For decode problems: the reason a create or update body gets (encoding/json's words). */
+  createReason?: string;
+}
 
 /** Where a value sits: one link per key or index up to the root; paths are spelled only for problems. */
 export interface Place {
@@ -65,26 +87,12 @@ export interface Walk {
   decodeProblems: TypingProblem[];
 }
 
-const UNTYPED_DEF: TypeDef = {
-  scalar: 'untyped',
-  map: { elements: UNTYPED },
-  list: { elements: UNTYPED, listType: 'atomic' },
-};
-
 /** A value's type in typing reasons. */
 export function valueType(value: unknown): ValueType {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'list';
-  switch (typeof value) {
-    case 'string':
-      return 'string';
-    case 'number':
-      return 'number';
-    case 'boolean':
-      return 'boolean';
-    default:
-      return 'map';
-  }
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean' ? type : 'map';
 }
 
 export function record(
@@ -107,37 +115,13 @@ export function record(
 }
 
 /** The type a reference names, with its name when it has one (typed/helpers.go resolveSchema). */
-export function resolve(w: Walk, ref: TypeRef, place: Place): Resolved | undefined {
-  if (typeof ref !== 'string') return inlineOf(ref);
-  if (ref === UNTYPED) return UNTYPED_RESOLVED;
-  let named = NAMED.get(w.table);
-  if (named === undefined) NAMED.set(w.table, (named = new Map<string, Resolved>()));
-  const known = named.get(ref);
-  if (known !== undefined) return known;
+export function resolve(w: Walk, ref: TypeRef, place: Place): { def: TypeDef; name?: string } | undefined {
+  if (typeof ref !== 'string') return { def: ref };
+  if (ref === UNTYPED) return { def: UNTYPED_DEF };
   const def = w.table.types[ref];
-  if (def === undefined) {
-    record(w, 'schema', place, noSuchType(ref));
-    return undefined;
-  }
-  const resolved = { def, name: ref };
-  named.set(ref, resolved);
-  return resolved;
-}
-
-interface Resolved {
-  def: TypeDef;
-  name?: string;
-}
-
-// Made once per table and name (or inline definition): typing resolves one for every value.
-const UNTYPED_RESOLVED: Resolved = { def: UNTYPED_DEF };
-const NAMED = new WeakMap<TypeTable, Map<string, Resolved>>();
-const INLINE = new WeakMap<TypeDef, Resolved>();
-
-function inlineOf(def: TypeDef): Resolved {
-  let resolved = INLINE.get(def);
-  if (resolved === undefined) INLINE.set(def, (resolved = { def }));
-  return resolved;
+  if (def !== undefined) return { def, name: ref };
+  record(w, 'schema', place, `schema error: no type found matching: ${ref}`);
+  return undefined;
 }
 
 /**
@@ -146,21 +130,9 @@ function inlineOf(def: TypeDef): Resolved {
  */
 export function deduce(def: TypeDef, value: unknown): TypeDef {
   const type = valueType(value);
-  if ((type === 'string' || type === 'number' || type === 'boolean') && def.scalar !== undefined) {
-    const cut = partsOf(def);
-    return (cut.scalar ??=
-      def.format === undefined ? { scalar: def.scalar } : { scalar: def.scalar, format: def.format });
-  }
-  if (type === 'list' && def.list !== undefined) return (partsOf(def).list ??= { list: def.list });
-  if (type === 'map' && def.map !== undefined) return (partsOf(def).map ??= { map: def.map });
+  if ((type === 'string' || type === 'number' || type === 'boolean') && def.scalar !== undefined)
+    return def.format === undefined ? { scalar: def.scalar } : { scalar: def.scalar, format: def.format };
+  if (type === 'list' && def.list !== undefined) return { list: def.list };
+  if (type === 'map' && def.map !== undefined) return { map: def.map };
   return def;
-}
-
-/** Each definition's parts, made once: typing deduces one for every value it visits. */
-const PARTS = new WeakMap<TypeDef, { scalar?: TypeDef; list?: TypeDef; map?: TypeDef }>();
-
-function partsOf(def: TypeDef): { scalar?: TypeDef; list?: TypeDef; map?: TypeDef } {
-  let parts = PARTS.get(def);
-  if (parts === undefined) PARTS.set(def, (parts = {}));
-  return parts;
 }

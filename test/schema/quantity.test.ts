@@ -1,8 +1,7 @@
 // Kubernetes' Quantity grammar: k8s.io/apimachinery pkg/api/resource/quantity.go
 // (parseQuantityString, ParseQuantity, ErrFormatWrong, ErrSuffix) and suffix.go (interpret).
 import { describe, expect, test } from 'vitest';
-import { quantityError } from '../../src/schema/quantity.ts';
-import { QUANTITY_FORMAT, QUANTITY_SUFFIX } from '../../src/schema/wording.ts';
+import { QUANTITY_FORMAT, QUANTITY_SUFFIX, quantityError } from '../../src/schema/decode.ts';
 
 describe('quantityError', () => {
   test.each(['0', '1', '500m', '1.5', '0.5Gi', '128Mi', '1e3', '1E-2', '+1', '-2k', '.5', '1.', 'Ki', ' 2 '])(
