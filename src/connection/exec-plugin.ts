@@ -36,7 +36,7 @@ export interface ExecCredential {
 /** The plugin's owner remembers what it printed, so it is never printed again. */
 interface PluginOwner {
   remember(values: (string | undefined)[]): void;
-  redactor(): Redactor;
+  readonly redactor: Redactor;
 }
 
 const API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
@@ -264,7 +264,7 @@ export class ExecPlugin {
   /** A failed run, with the start of its stderr redacted: a library has no terminal to pass it to. */
   #exitError(code: number | null, signal: NodeJS.Signals | null, stderr: string): ExecPluginError {
     const how = code === null ? `was killed by ${String(signal)}` : `failed with exit code ${code}`;
-    const redactor = this.#owner.redactor();
+    const redactor = this.#owner.redactor;
     const said = cutText(redactor(withoutCredentialShapes(stderr.trim())), QUOTED_STDERR, redactor);
     return new ExecPluginError(`${this.label} ${how}${said ? `: ${said}` : ''}`);
   }
