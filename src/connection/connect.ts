@@ -22,11 +22,13 @@ function hasDefaultKubeconfig(env: NodeJS.ProcessEnv): boolean {
   return existsSync(join(env.HOME ?? homedir(), '.kube', 'config')) || Boolean(env.KUBERNETES_SERVICE_HOST);
 }
 
-/** client-go's test for in-cluster config: the service environment and a ServiceAccount token. */
-function inPod(env: NodeJS.ProcessEnv): boolean {
-  return (
-    Boolean(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) && existsSync(SERVICE_ACCOUNT_TOKEN)
-  );
+/** What client-go's test for in-cluster config misses (the service environment, a ServiceAccount token), or undefined. */
+function notInPod(env: NodeJS.ProcessEnv): string | undefined {
+  if (!env.KUBERNETES_SERVICE_HOST || !env.KUBERNETES_SERVICE_PORT)
+    return 'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set; not running in a pod?';
+  return existsSync(SERVICE_ACCOUNT_TOKEN)
+    ? undefined
+    : `no ServiceAccount token at ${SERVICE_ACCOUNT_TOKEN}`;
 }
 
 /** The KUBECONFIG list; when every file is missing, the pod's ServiceAccount as in client-go. */
@@ -34,7 +36,7 @@ function loadFromList(k8s: typeof import('@kubernetes/client-node'), paths: read
   const merged = loadKubeconfigList(k8s, paths);
   if (merged) return merged;
   const kc = new k8s.KubeConfig();
-  if (!inPod(globalThis.process.env)) {
+  if (notInPod(globalThis.process.env) !== undefined) {
     const files = paths.map((p) => `"${p}"`).join(', ');
     const problem = files ? `none of the files it lists exists: ${files}` : 'it lists no file';
     throw new RequestError('Connect', 'KUBECONFIG', problem, UNLOADABLE);
@@ -47,11 +49,9 @@ function loadKubeConfig(k8s: typeof import('@kubernetes/client-node'), options: 
   const kc = new k8s.KubeConfig();
   const env = globalThis.process.env;
   if (options.inCluster) {
-    const problem =
-      !env.KUBERNETES_SERVICE_HOST || !env.KUBERNETES_SERVICE_PORT
-        ? 'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set; not running in a pod?'
-        : !existsSync(SERVICE_ACCOUNT_TOKEN) && `no ServiceAccount token at ${SERVICE_ACCOUNT_TOKEN}`;
-    if (problem) throw new RequestError('Connect', 'in-cluster ServiceAccount', problem, UNLOADABLE);
+    const problem = notInPod(env);
+    if (problem !== undefined)
+      throw new RequestError('Connect', 'in-cluster ServiceAccount', problem, UNLOADABLE);
     kc.loadFromCluster();
     return kc;
   }

@@ -146,7 +146,7 @@ export class ClusterConnection implements Connection {
   ): Promise<Answer> {
     const { signal } = bound;
     try {
-      const auth = this.#credentials.ready ?? (await this.#headersFor(request, signal));
+      const auth = this.#credentials.ready ?? (await this.#headersFor(signal));
       const answer = await this.#transport.send({
         method: request.method,
         path: this.#basePath + pathWithQuery(request),
@@ -168,7 +168,7 @@ export class ClusterConnection implements Connection {
     }
   }
 
-  #headersFor(request: ApiRequest, signal: AbortSignal): Promise<Record<string, string>> {
+  #headersFor(signal: AbortSignal): Promise<Record<string, string>> {
     return this.#credentials
       .headers(() => AbortSignal.any([signal, this.#closing.signal]))
       .catch((error: unknown) => {
@@ -249,18 +249,9 @@ export class ClusterConnection implements Connection {
     const etag = answer.etag === undefined ? {} : { etag: answer.etag };
     if (isRecord(body) || (body === undefined && (notModified || request.emptyAnswerOk === true)))
       return { code: answer.code, body, ...etag };
-    const bad = {
-      statusCode: answer.code,
-      code: 'OTC_BAD_RESPONSE',
-      outcome: 'unknown',
-      resource: request.object,
-    } as const;
-    throw new RequestError(
-      request.step,
-      request.target,
-      `${answer.code}: the response is not a JSON object`,
-      bad,
-    );
+    const bad = { statusCode: answer.code, code: 'OTC_BAD_RESPONSE', outcome: 'unknown' } as const;
+    const detail = `${answer.code}: the response is not a JSON object`;
+    throw new RequestError(request.step, request.target, detail, { ...bad, resource: request.object });
   }
 
   /** Traces each attempt of one request, numbering them (429 retries, refused streams sent again). */

@@ -95,14 +95,7 @@ export class Credentials {
     this.#k8s = k8s;
     const user = kc.getCurrentUser();
     const exec = execConfigOf(user);
-    this.#plugin =
-      exec &&
-      new ExecPlugin(exec, clusterInfo(kc, tls), {
-        remember: (values) => {
-          this.remember(values);
-        },
-        redactor: () => this.#redact,
-      });
+    this.#plugin = exec && new ExecPlugin(exec, clusterInfo(kc, tls), this);
     this.#dynamic = Boolean(this.#plugin ?? user?.authProvider);
     this.#authorize = authorizer(this.#kc);
     this.#certificate = text(tls?.cert);

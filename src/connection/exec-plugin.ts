@@ -1,7 +1,7 @@
 // An exec credential plugin by client-go's rules, but with a handle on the child (client-node's
 // has none and no time limit): one run at a time serves every waiting request, and the child is
 // killed once no request waits for it or the Connection closes.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ExecFileException, execFile } from 'node:child_process';
 import { cutText, type Redactor } from '../util/redact.ts';
 import { isRecord } from '../util/json.ts';
 import { waitFor } from '../util/wait.ts';
@@ -36,30 +36,25 @@ export interface ExecCredential {
 /** The plugin's owner remembers what it printed, so it is never printed again. */
 interface PluginOwner {
   remember(values: (string | undefined)[]): void;
-  redactor(): Redactor;
+  readonly redactor: Redactor;
 }
 
 const API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
 /** How much of a failed plugin's stderr an error quotes, redacted. */
 const QUOTED_STDERR = 300;
-/** A plugin that prints more than this is stopped: no ExecCredential is that big. */
+/** A plugin that prints more than this on stdout or stderr is stopped: no ExecCredential is that big. */
 const MAX_OUTPUT = 1024 * 1024;
 
-/** The plugin could not be run, failed, or printed no usable ExecCredential. */
+/**
+ * The plugin could not be run, failed or printed no usable ExecCredential (`OTC_EXEC_PLUGIN`), or
+ * this request stopped waiting before it answered (`OTC_EXEC_NOT_ANSWERED`: its limit, signal or close()).
+ */
 class ExecPluginError extends Error {
-  readonly code = 'OTC_EXEC_PLUGIN';
-  constructor(message: string, cause?: unknown) {
+  readonly code: 'OTC_EXEC_PLUGIN' | 'OTC_EXEC_NOT_ANSWERED';
+  constructor(message: string, cause?: unknown, code: ExecPluginError['code'] = 'OTC_EXEC_PLUGIN') {
     super(message, cause === undefined ? undefined : { cause });
+    this.code = code;
     this.name = 'ExecPluginError';
-  }
-}
-
-/** This request stopped waiting (its limit, its signal or close()) before the plugin answered. */
-class PluginNotAnsweredError extends Error {
-  readonly code = 'OTC_EXEC_NOT_ANSWERED';
-  constructor(label: string) {
-    super(`${label} had not answered`);
-    this.name = 'PluginNotAnsweredError';
   }
 }
 
@@ -158,11 +153,11 @@ export class ExecPlugin {
   async credential(bound: () => AbortSignal): Promise<ExecCredential> {
     const cached = this.#cached;
     if (cached && !expired(cached)) return cached;
-    if (this.#closed) throw new PluginNotAnsweredError(this.label);
+    if (this.#closed) throw this.#notAnswered();
     const run = (this.#run ??= this.#start());
     run.waiters += 1;
     try {
-      return await waitFor(run.promise, bound(), () => new PluginNotAnsweredError(this.label));
+      return await waitFor(run.promise, bound(), () => this.#notAnswered());
     } finally {
       run.waiters -= 1;
       if (run.waiters === 0 && this.#run === run) {
@@ -200,69 +195,76 @@ export class ExecPlugin {
     return run;
   }
 
+  #notAnswered(): ExecPluginError {
+    return new ExecPluginError(`${this.label} had not answered`, undefined, 'OTC_EXEC_NOT_ANSWERED');
+  }
+
+  /**
+   * One run. execFile kills the plugin (SIGKILL) when `stop` fires or its output passes MAX_OUTPUT,
+   * and lets go of its pipes, so a grandchild holding them keeps nothing open here.
+   */
   #execute(stop: AbortSignal): Promise<ExecCredential> {
     const problem = configProblem(this.#config);
     if (problem !== undefined) return Promise.reject(new ExecPluginError(`${this.label}: ${problem}`));
-    const command = String(this.#config.command);
+    const env = { ...globalThis.process.env, ...envOf(this.#config), KUBERNETES_EXEC_INFO: this.#info };
+    const options = {
+      env,
+      signal: stop,
+      killSignal: 'SIGKILL',
+      maxBuffer: MAX_OUTPUT,
+      windowsHide: true,
+    } as const;
     return new Promise<ExecCredential>((resolve, reject) => {
-      const child = spawn(command, argsOf(this.#config), {
-        env: { ...globalThis.process.env, ...envOf(this.#config), KUBERNETES_EXEC_INFO: this.#info },
-        // Never interactive: the host's stdin is not the plugin's to read (see configProblem).
-        stdio: ['ignore', 'pipe', 'pipe'],
-        windowsHide: true,
-      });
-      const kill = (why: string): void => {
-        stopChild(child);
-        reject(new ExecPluginError(`${this.label} ${why}`));
-      };
-      const onStop = (): void => {
-        kill('was stopped before it answered');
-      };
-      stop.addEventListener('abort', onStop, { once: true });
-      const output = collect(child, () => {
-        kill(`printed more than ${MAX_OUTPUT} bytes`);
-      });
-      child.on('error', (error: NodeJS.ErrnoException) => {
-        stop.removeEventListener('abort', onStop);
-        reject(this.#spawnError(error));
-      });
-      child.on('close', (code, signal) => {
-        stop.removeEventListener('abort', onStop);
-        const { stdout, stderr } = output();
-        // Remembered before anything is parsed: no error below may quote any of it.
-        this.#owner.remember([stdout, stdout.trim()]);
-        if (code !== 0) {
-          reject(this.#exitError(code, signal, stderr));
-          return;
-        }
-        try {
-          const credential = parseCredential(stdout, String(this.#config.apiVersion), this.label);
-          const token = credential.token;
-          this.#owner.remember([
-            token,
-            token && `Bearer ${token}`,
-            credential.certificate?.key,
-            credential.certificate?.cert,
-          ]);
-          resolve(credential);
-        } catch (error) {
-          reject(error instanceof Error ? error : new Error(String(error)));
-        }
-      });
+      const child = execFile(
+        String(this.#config.command),
+        argsOf(this.#config),
+        options,
+        (error, stdout, stderr) => {
+          // Remembered before anything is parsed: no error below may quote any of it.
+          this.#owner.remember([stdout, stdout.trim()]);
+          if (error) {
+            reject(this.#runError(error, stderr));
+            return;
+          }
+          try {
+            const credential = parseCredential(stdout, String(this.#config.apiVersion), this.label);
+            const token = credential.token;
+            this.#owner.remember([
+              token,
+              token && `Bearer ${token}`,
+              credential.certificate?.key,
+              credential.certificate?.cert,
+            ]);
+            resolve(credential);
+          } catch (parseError) {
+            reject(parseError instanceof Error ? parseError : new Error(String(parseError)));
+          }
+        },
+      );
+      // Never interactive: the host's stdin is not the plugin's to read (see configProblem).
+      child.stdin?.end();
     });
   }
 
-  #spawnError(error: NodeJS.ErrnoException): ExecPluginError {
-    const hint = text(this.#config.installHint);
-    if (error.code === 'ENOENT')
-      return new ExecPluginError(`${this.label}: executable not found${hint ? `; ${hint}` : ''}`, error);
-    return new ExecPluginError(`${this.label} could not be run: ${error.message}`, error);
+  /** Why a run failed: not started, stopped, too much output, or its exit (with its stderr). */
+  #runError(error: ExecFileException, stderr: string): ExecPluginError {
+    if (error.name === 'AbortError')
+      return new ExecPluginError(`${this.label} was stopped before it answered`);
+    if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+      return new ExecPluginError(`${this.label} printed more than ${MAX_OUTPUT} bytes`);
+    if (typeof error.code === 'string') {
+      const hint = text(this.#config.installHint);
+      if (error.code === 'ENOENT')
+        return new ExecPluginError(`${this.label}: executable not found${hint ? `; ${hint}` : ''}`, error);
+      return new ExecPluginError(`${this.label} could not be run: ${error.message}`, error);
+    }
+    return this.#exitError(error.code ?? null, error.signal ?? null, stderr);
   }
 
   /** A failed run, with the start of its stderr redacted: a library has no terminal to pass it to. */
   #exitError(code: number | null, signal: NodeJS.Signals | null, stderr: string): ExecPluginError {
     const how = code === null ? `was killed by ${String(signal)}` : `failed with exit code ${code}`;
-    const redactor = this.#owner.redactor();
+    const redactor = this.#owner.redactor;
     const said = cutText(redactor(withoutCredentialShapes(stderr.trim())), QUOTED_STDERR, redactor);
     return new ExecPluginError(`${this.label} ${how}${said ? `: ${said}` : ''}`);
   }
@@ -273,31 +275,4 @@ function withoutCredentialShapes(text: string): string {
   return text
     .replace(/\b(Bearer|Basic)\s+[\w.~+/=-]+/gi, '$1 [redacted]')
     .replace(/\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g, '[redacted JWT]');
-}
-
-/** Kills the plugin and lets go of its pipes, so a grandchild holding them keeps nothing open here. */
-function stopChild(child: ChildProcess): void {
-  child.kill('SIGKILL');
-  child.stdout?.destroy();
-  child.stderr?.destroy();
-}
-
-/** Gathers the child's stdout and stderr; `tooMuch` when together they pass MAX_OUTPUT. */
-function collect(child: ChildProcess, tooMuch: () => void): () => { stdout: string; stderr: string } {
-  const stdout: Buffer[] = [];
-  const stderr: Buffer[] = [];
-  let size = 0;
-  const take =
-    (into: Buffer[]) =>
-    (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > MAX_OUTPUT) tooMuch();
-      else into.push(chunk);
-    };
-  child.stdout?.on('data', take(stdout));
-  child.stderr?.on('data', take(stderr));
-  return () => ({
-    stdout: Buffer.concat(stdout).toString('utf8'),
-    stderr: Buffer.concat(stderr).toString('utf8'),
-  });
 }

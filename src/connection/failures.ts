@@ -56,14 +56,7 @@ function isStatus(body: KubernetesStatus | undefined): body is KubernetesStatus 
   return body?.kind === 'Status';
 }
 
-/**
- * How server-side apply's refusal of a body its schema does not type begins (a 500, no reason).
- *
- * @example
- * ```ts
- * const untyped = status.message?.startsWith(TYPED_PATCH_REFUSAL) === true;
- * ```
- */
+/** How server-side apply's refusal of a body its schema does not type begins (a 500, no reason). */
 export const TYPED_PATCH_REFUSAL = 'failed to create typed patch object (';
 
 /**
@@ -159,13 +152,7 @@ export interface Limits {
   read: number;
 }
 
-/** The first error in the chain with this code. */
-function withCode(error: unknown, code: string): (Error & { stage?: unknown }) | undefined {
-  return errorChain(error).find(
-    (e): e is Error => e instanceof Error && (e as { code?: unknown }).code === code,
-  );
-}
-
+/** The error and its causes, at most 10 deep. */
 function errorChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let e = error; e !== undefined && e !== null && chain.length < 10; e = (e as Error).cause)
@@ -173,14 +160,18 @@ function errorChain(error: unknown): unknown[] {
   return chain;
 }
 
-function chainHas(error: unknown, test: (e: { name?: unknown; code?: unknown }) => boolean): boolean {
-  return errorChain(error).some((e) => typeof e === 'object' && e !== null && test(e));
+/** The first error in the chain with this code. */
+function withCode(error: unknown, code: string): (Error & { stage?: unknown }) | undefined {
+  return errorChain(error).find(
+    (e): e is Error => e instanceof Error && (e as { code?: unknown }).code === code,
+  );
 }
 
+const chainNamed = (error: unknown, name: string): boolean =>
+  errorChain(error).some((e) => isRecord(e) && e.name === name);
+
 function codesOf(error: unknown): string[] {
-  return errorChain(error)
-    .map((e) => (isRecord(e) && typeof e.code === 'string' ? e.code : undefined))
-    .filter((c): c is string => c !== undefined);
+  return errorChain(error).flatMap((e) => (isRecord(e) && typeof e.code === 'string' ? [e.code] : []));
 }
 
 // Node.js's own text for these suggests --use-system-ca; a cluster's CA belongs in the kubeconfig.
@@ -237,8 +228,8 @@ export function transportError(
     );
   if (signal?.aborted)
     return stoppedBy(request.step, request.target, signal, outcome, error, 'unknown', request.object);
-  if (chainHas(error, (e) => e.name === 'TimeoutError')) return fail('timed out', 'timeout');
-  if (chainHas(error, (e) => e.name === 'AbortError')) return make(`aborted${outcome}`, { kind: 'abort' });
+  if (chainNamed(error, 'TimeoutError')) return fail('timed out', 'timeout');
+  if (chainNamed(error, 'AbortError')) return make(`aborted${outcome}`, { kind: 'abort' });
   const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0];
   const text = error instanceof Error ? error.message : String(error);
   const detailed = errorChain(error)

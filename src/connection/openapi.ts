@@ -9,13 +9,7 @@ import { TYPED_PATCH_REFUSAL } from './failures.ts';
 import { compactTypes, type GroupVersionSchema } from '../schema/index.ts';
 import { isRecord } from '../util/json.ts';
 import { type ApiRequest, type ApiResponse, unlessNotFound } from './requests.ts';
-import {
-  cachedSchema,
-  downloadInFlight,
-  heldDocuments,
-  rememberSchema,
-  shareDownload,
-} from './schema-cache.ts';
+import { cachedSchema, heldDocuments, rememberSchema, sharedDownload } from './schema-cache.ts';
 import { type CallerWait, SharedAnswers } from './shared-answers.ts';
 import type { WarningRoute } from './warnings.ts';
 import type { Throttling } from './retry.ts';
@@ -33,11 +27,6 @@ export const ROOT_MAX_AGE_MS = 60_000;
 /**
  * Whether the server refused an apply because its body does not type against the schema it holds
  * now: the root a Connection types with may be older than that schema.
- *
- * @example
- * ```ts
- * if (refusedAsUntyped(answer.code, body)) connection.schemas.untypedRefusal(request.path);
- * ```
  */
 export function refusedAsUntyped(code: number, body: unknown): boolean {
   return (
@@ -263,24 +252,11 @@ export class OpenApiSchemas {
     return parseRoot(answer.body);
   }
 
-  /**
-   * Only a hash-addressed URL always answers the same, so only its table is cached and its download
-   * shared; where another Connection's shared download fails, this one asks itself.
-   */
+  /** Only a hash-addressed URL always answers the same, so only its table is cached and its download shared. */
   async #fetchDocument(url: string, route: WarningRoute | undefined): Promise<GroupVersionSchema | string> {
-    // Only a hash-addressed document never changes.
-    if (!splitUrl(url).query.hash) return (await this.#download(url, route)).answer;
-    // No await when nothing is in flight, or another Connection could start its own download.
-    const other = downloadInFlight(this.#server, url);
-    const shared = other === undefined ? undefined : await other;
-    if (shared !== undefined) return shared;
-    // Kept in the cache before any waiter resumes: a Connection that comes later finds it there.
-    const download = this.#download(url, route).then(({ answer }) => {
-      if (typeof answer !== 'string') rememberSchema(this.#server, url, answer);
-      return answer;
-    });
-    shareDownload(this.#server, url, download);
-    return download;
+    const download = async (): Promise<GroupVersionSchema | string> =>
+      (await this.#download(url, route)).answer;
+    return splitUrl(url).query.hash ? sharedDownload(this.#server, url, download) : download();
   }
 
   /**

@@ -89,14 +89,7 @@ export function caList(ca: unknown): (string | Buffer)[] {
   return all.filter((c): c is string | Buffer => typeof c === 'string' || Buffer.isBuffer(c));
 }
 
-/**
- * The answer, or `undefined` where the server answered 404 (it does not serve that path).
- *
- * @example
- * ```ts
- * const answer = await unlessNotFound(connection.request({ method: 'GET', path, step, target }));
- * ```
- */
+/** The answer, or `undefined` where the server answered 404 (it does not serve that path). */
 export async function unlessNotFound<T>(answer: Promise<T>): Promise<T | undefined> {
   try {
     return await answer;
@@ -115,22 +108,8 @@ export function parseBody(text: string): unknown {
   }
 }
 
-/** Query values that read the same escaped or not (most: field managers, `All`, names). */
-const PLAIN = /^[\w.-]*$/;
-
-/** The path with its query, form-encoded; URLSearchParams only for values that need escaping. */
+/** The path with its query, form-encoded, without the query's undefined values. */
 export function pathWithQuery(request: ApiRequest): string {
-  const { query } = request;
-  if (query === undefined) return request.path;
-  let text = '';
-  for (const key in query) {
-    const value = query[key];
-    if (value === undefined) continue;
-    const pair =
-      PLAIN.test(key) && PLAIN.test(value)
-        ? `${key}=${value}`
-        : new URLSearchParams([[key, value]]).toString();
-    text = text === '' ? pair : `${text}&${pair}`;
-  }
-  return text === '' ? request.path : `${request.path}?${text}`;
+  const set = Object.entries(request.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined);
+  return set.length === 0 ? request.path : `${request.path}?${new URLSearchParams(set).toString()}`;
 }

@@ -34,11 +34,6 @@ interface HeldDocument {
 /**
  * The server's cached documents for `path` (`/openapi/v3/apis/apps/v1`) by the hash in their URL,
  * the most recently used first, at most `limit`; without marking them used.
- *
- * @example
- * ```ts
- * const held = heldDocuments('https://api.example:6443', '/openapi/v3/api/v1', 8); // hash → document
- * ```
  */
 export function heldDocuments(server: string, path: string, limit: number): Map<string, HeldDocument> {
   const prefix = keyOf(server, `${path}?hash=`);
@@ -60,27 +55,31 @@ export function rememberSchema(server: string, url: string, schema: GroupVersion
   }
 }
 
-/** Another Connection's download in flight: its table, or `undefined` for the caller to ask itself. */
-export function downloadInFlight(
+/**
+ * A hash-addressed document's table: another Connection's download in flight, else `download`'s,
+ * cached before any waiter resumes and shared until it settles; where the shared one fails, the
+ * caller asks itself. No await when nothing is in flight, or a second Connection would start its own.
+ */
+export async function sharedDownload(
   server: string,
   url: string,
-): Promise<GroupVersionSchema | undefined> | undefined {
-  return downloads.get(keyOf(server, url));
-}
-
-/** Offers a download to the other Connections until it settles. */
-export function shareDownload(
-  server: string,
-  url: string,
-  download: Promise<GroupVersionSchema | string>,
-): void {
+  download: () => Promise<GroupVersionSchema | string>,
+): Promise<GroupVersionSchema | string> {
   const key = keyOf(server, url);
-  const shared = download.then(
+  const other = downloads.get(key);
+  const shared = other && (await other);
+  if (shared !== undefined) return shared;
+  const mine = download().then((answer) => {
+    if (typeof answer !== 'string') rememberSchema(server, url, answer);
+    return answer;
+  });
+  const offered = mine.then(
     (answer) => (typeof answer === 'string' ? undefined : answer),
     () => undefined,
   );
-  downloads.set(key, shared);
-  void shared.then(() => {
-    if (downloads.get(key) === shared) downloads.delete(key);
+  downloads.set(key, offered);
+  void offered.then(() => {
+    if (downloads.get(key) === offered) downloads.delete(key);
   });
+  return mine;
 }

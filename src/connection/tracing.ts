@@ -39,34 +39,19 @@ const requests = tracingChannel<unknown, RequestTrace>(REQUEST_CHANNEL);
 
 type Channels<C extends object> = ReturnType<typeof tracingChannel<unknown, C>>;
 
-/** TracingChannel's `tracePromise`, but recording only what `settled` copies, never the result. */
-function traced<C extends { error?: unknown }, T>(
+/** TracingChannel's `tracePromise`, its context's `result` left undefined: only what `settled` copies is recorded. */
+async function traced<C extends object, T>(
   channels: Channels<C>,
   context: C,
   work: () => Promise<T>,
   settled: (context: C, result: T) => void,
 ): Promise<T> {
-  return channels.start.runStores(context, () => {
-    try {
-      return work().then(
-        (result) => {
-          settled(context, result);
-          channels.asyncStart.publish(context);
-          channels.asyncEnd.publish(context);
-          return result;
-        },
-        (error: unknown) => {
-          context.error = error;
-          channels.error.publish(context);
-          channels.asyncStart.publish(context);
-          channels.asyncEnd.publish(context);
-          throw error;
-        },
-      );
-    } finally {
-      channels.end.publish(context);
-    }
-  });
+  let result!: T;
+  await channels.tracePromise(async () => {
+    result = await work();
+    settled(context, result);
+  }, context);
+  return result;
 }
 
 /** Traces one public operation; `describe` runs only when someone subscribes. */

@@ -17,44 +17,20 @@ function warningKey({ code, target, path, text }: ServerWarning): string {
   return JSON.stringify([code, ...about, path ?? '', text]);
 }
 
+/** One warning of a `Warning` value as client-go parses it: `code agent "text"`, an optional `"date"`. */
+const WARNING = /[\s,]*(\d{3}) [^ ]* "((?:[^"\\]|\\.)*)"(?: "(?:[^"\\]|\\.)*")?/y;
+
 /**
- * The texts of the 299 warnings in `Warning` values (`code agent "text" ["date"]`, comma-separated,
- * backslash escapes), as client-go reads them; a malformed value is skipped from where it breaks.
+ * The texts of the 299 warnings in `Warning` values (comma-separated), as client-go reads them; a
+ * malformed value is skipped from where it breaks.
  */
 export function parseWarnings(values: readonly string[]): string[] {
   const texts: string[] = [];
   for (const value of values) {
-    let at = 0;
-    const skip = (pattern: RegExp): void => {
-      while (at < value.length && pattern.test(value.charAt(at))) at += 1;
-    };
-    const quoted = (): string | undefined => {
-      if (value.charAt(at) !== '"') return undefined;
-      let text = '';
-      for (at += 1; at < value.length; at += 1) {
-        const c = value.charAt(at);
-        if (c === '"') {
-          at += 1;
-          return text;
-        }
-        if (c === '\\' && at + 1 < value.length) at += 1;
-        text += value.charAt(at);
-      }
-      return undefined;
-    };
-    while (at < value.length) {
-      skip(/[\s,]/);
-      const code = /^\d{3}/.exec(value.slice(at))?.[0];
-      if (code === undefined) break;
-      at += 3;
-      skip(/ /);
-      skip(/[^\s]/); // the agent
-      skip(/ /);
-      const text = quoted();
-      if (text === undefined) break;
-      skip(/ /);
-      if (value.charAt(at) === '"') quoted(); // an optional warn-date
-      if (code === '299' && text !== '') texts.push(text);
+    WARNING.lastIndex = 0;
+    for (let match = WARNING.exec(value); match !== null; match = WARNING.exec(value)) {
+      const text = (match[2] ?? '').replace(/\\(.)/g, '$1');
+      if (match[1] === '299' && text !== '') texts.push(text);
     }
   }
   return texts;
@@ -66,10 +42,6 @@ const REMEMBERED = 1_000;
 /**
  * Delivers warnings to the operation's handler, else connect()'s, else once per distinct text as a
  * Node.js `ServerWarning`; a handler that throws does not fail the request.
- *
- * @example
- * const sink = new WarningSink((w) => console.warn(w.text));
- * sink.deliver({ text: 'deprecated', code: 'OTC_SERVER_WARNING', operation: 'create' }, undefined);
  */
 export class WarningSink {
   readonly #handler: WarningHandler | undefined;
