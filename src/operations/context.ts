@@ -62,9 +62,6 @@ export function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['targ
 
 /**
  * Tells the operation's caller one warning, about `ref` when given, its text redacted.
- *
- * @example
- * tell(op, 'OTC_ADOPTED', `${describeRef(ref)} is taken over`, ref);
  */
 export function tell(op: OperationContext, code: WarningCode, text: string, ref?: ResourceRef): void {
   const target = ref === undefined ? {} : { target: warningTarget(ref) };

@@ -130,7 +130,6 @@ export async function typeTargets(
   });
 }
 
-/** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
 export interface ApplyFlags {
   fieldManager: string;
   dryRun: boolean;
@@ -138,18 +137,29 @@ export interface ApplyFlags {
   adopt?: boolean | undefined;
 }
 
+/**
+ * Server-side apply in order; stops at the first failure with OperationError('Apply') holding
+ * exactly the refs applied before it. `before` may settle a target first: the target to write
+ * (retyped after its own dry run), or the ref of one that is not sent.
+ */
 export async function applyAll(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
+  before?: (target: Target) => Target | CreatedRef | Promise<Target | CreatedRef>,
 ): Promise<CreatedRef[]> {
   const applied: CreatedRef[] = [];
   for (const target of targets) {
     try {
-      const written = await write(op, target, flags, false).catch((error: unknown) => {
+      const next = before === undefined ? target : await before(target);
+      if (!('ref' in next)) {
+        applied.push(next);
+        continue;
+      }
+      const written = await write(op, next, flags, false).catch((error: unknown) => {
         const { statusCode, status } = error instanceof RequestError ? error : {};
-        if (!applyFoundNothing(target.ref, statusCode, status)) throw error;
-        return write(op, target, flags, true);
+        if (!applyFoundNothing(next.ref, statusCode, status)) throw error;
+        return write(op, next, flags, true);
       });
       applied.push(written);
     } catch (error) {
@@ -197,9 +207,6 @@ export async function write(
 /**
  * The one read of the namespace's ResourceQuotas; any failure (a 403: the permission is optional)
  * leaves the sum unchecked, said once, and never fails the create.
- *
- * @example
- * const read = await readQuotas(op, 'workers'); // { items } or { unread: why }
  */
 export async function readQuotas(op: OperationContext, namespace: string): Promise<QuotaRead> {
   try {

@@ -227,21 +227,10 @@ async function waveAndQuotas(
   return waved.value;
 }
 
-/** A failure at one target of the applies in order: OperationError('Apply') with the refs before it. */
-function partWay(error: unknown, before: readonly CreatedRef[], target: Target): Error {
-  if (error instanceof OperationError && error.operation === 'Apply')
-    return new OperationError('Apply', [...before, ...error.resources], error.failures);
-  const failure = asRequestError(error, 'Apply', target.ref);
-  return new OperationError('Apply', [...before], [{ resource: target.ref, error: failure }]);
-}
-
 /**
  * create()'s adoption check before the first write: reads each target and refuses any this field
  * manager does not manage, or takes it over with `adopt` (said each); a failed read refuses too.
  * OperationError('Preflight'): nothing written (docs/ownership.md).
- *
- * @example
- * await checkAdoption(op, existing, { fieldManager: 'mini-scheduler', dryRun: false });
  */
 export async function checkAdoption(
   op: OperationContext,
@@ -275,9 +264,6 @@ export async function checkAdoption(
 /**
  * create() with the pre-flight: the dry-run wave, then (unless `flags.dryRun`) the applies in
  * order, a deferred object dry-run again right before its write. `mode` retypes untyped refusals.
- *
- * @example
- * const refs = await createChecked(op, typed, { fieldManager: 'mini-scheduler', dryRun: false }, 'Strict');
  */
 export async function createChecked(
   op: OperationContext,
@@ -292,24 +278,14 @@ export async function createChecked(
       tell(op, 'OTC_CREATED_BY_POST', createdByPostText(target.ref, true), target.ref);
     return refs.map((ref) => ({ ...ref, dryRun: true }));
   }
-  const written: CreatedRef[] = [];
-  for (const target of targets) {
-    try {
-      const next = deferred.has(target) ? await dryRunDeferred(op, target, flags, mode) : target;
-      written.push(...(await applyAll(op, [next], flags)));
-    } catch (error) {
-      throw partWay(error, written, target);
-    }
-  }
-  return written;
+  return applyAll(op, targets, flags, (target) =>
+    deferred.has(target) ? dryRunDeferred(op, target, flags, mode) : target,
+  );
 }
 
 /**
  * create() with `preflight: 'schema'`: the applies in order (dry runs under `flags.dryRun`, except
  * kinds whose dry run may write, said unverified as the pre-flight says them).
- *
- * @example
- * const refs = await createTypedOnly(op, typed, { fieldManager: 'mini-scheduler', dryRun: true });
  */
 export async function createTypedOnly(
   op: OperationContext,
@@ -317,18 +293,9 @@ export async function createTypedOnly(
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
   if (!flags.dryRun) return applyAll(op, targets, flags);
-  const refs: CreatedRef[] = [];
-  for (const target of targets) {
-    if (dryRunMayWrite(target.ref)) {
-      tellUnverified(op, target, notDryRunText(target.ref));
-      refs.push({ ...target.ref, created: true, dryRun: true });
-      continue;
-    }
-    try {
-      refs.push(...(await applyAll(op, [target], flags)));
-    } catch (error) {
-      throw partWay(error, refs, target);
-    }
-  }
-  return refs;
+  return applyAll(op, targets, flags, (target) => {
+    if (!dryRunMayWrite(target.ref)) return target;
+    tellUnverified(op, target, notDryRunText(target.ref));
+    return { ...target.ref, created: true, dryRun: true };
+  });
 }
