@@ -11,8 +11,7 @@ export type { KubernetesStatus, ProblemKind, ProblemObject, ValidationProblem } 
  * A Kubernetes object as plain JSON.
  *
  * @example
- * const objects: ocp.KubernetesObject[] = await ocp.process('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers', api });
- * for (const o of objects) console.log(o.kind, o.metadata?.name, o.metadata?.labels?.app);
+ * for (const o of objects) console.log(o.kind, o.metadata?.name);
  */
 export interface KubernetesObject {
   apiVersion?: string;
@@ -34,9 +33,7 @@ export interface KubernetesObject {
  * `template.openshift.io/v1`. It is never modified.
  *
  * @example
- * import { readFileSync } from 'node:fs';
  * const template = JSON.parse(readFileSync('worker-template.json', 'utf8')) as ocp.TemplateObject;
- * const objects = await ocp.process(template, { VM_NAME: 'w1' }, { namespace: 'workers', api });
  */
 export interface TemplateObject extends KubernetesObject {
   kind: 'Template';
@@ -117,7 +114,6 @@ export interface CommonOptions {
  *
  * @example
  * const job: ocp.TemplateOptions = { namespace: 'workers', templateNamespace: 'infra', labels: { job: 'nightly' }, api };
- * await ocp.delete('worker-template', params, job);
  */
 export interface TemplateOptions extends CommonOptions {
   /** Namespace of the stored Template. Default: `namespace`. Refused with a Template object. */
@@ -133,8 +129,7 @@ export interface TemplateOptions extends CommonOptions {
  * the first 404; `'null'` returns `null` in its place.
  *
  * @example
- * const missing: ocp.Missing = 'null';
- * const live = await ocp.get({ namespace: 'workers', resources: refs, api, missing });
+ * const live = await ocp.get({ namespace: 'workers', resources: refs, api, missing: 'null' });
  */
 export type Missing = 'error' | 'null';
 
@@ -216,8 +211,6 @@ export interface DeleteOptions extends TemplateOptions {
  *
  * @example
  * const saved: ocp.ReferenceOptions = { namespace: 'workers', resources: refs, api };
- * const live = await ocp.get(saved);
- * await ocp.delete(saved);
  */
 export interface ReferenceOptions extends CommonOptions {
   /** The objects to read or delete, e.g. the result of `create()`. */
@@ -256,7 +249,6 @@ export interface ReferenceDeleteOptions extends ReferenceOptions {
  *
  * @example
  * await using api: ocp.Connection = await ocp.connect();
- * await Promise.all(['w1', 'w2'].map((VM_NAME) => ocp.create('worker-template', { VM_NAME }, { namespace: 'workers', api })));
  */
 export interface Connection {
   /** The API server URL. */

@@ -8,8 +8,7 @@
  * `'server-set'` fields; every other kind is refused in every mode. New kinds may come in a minor release.
  *
  * @example
- * const typing: ocp.ProblemKind[] = ['undeclared', 'server-set', 'type', 'keyed-list', 'conversion', 'no-type'];
- * const typingOnly = error.problems.every((p) => typing.includes(p.kind));
+ * const undeclaredOnly = error.problems.every((p) => p.kind === 'undeclared');
  */
 export type ProblemKind =
   | 'argument'
@@ -67,8 +66,7 @@ export interface ValidationProblem {
  * A Kubernetes `Status` body, as the API server sends it with an error.
  *
  * @example
- * const status: ocp.KubernetesStatus | undefined = error instanceof ocp.RequestError ? error.status : undefined;
- * for (const cause of status?.details?.causes ?? []) console.error(cause.field, cause.reason, cause.message);
+ * for (const cause of error.status?.details?.causes ?? []) console.error(cause.field, cause.message);
  */
 export interface KubernetesStatus {
   kind?: string;
