@@ -6,7 +6,7 @@
  */
 import { typeTargets } from './operations/create.ts';
 import { readAll } from './operations/read.ts';
-import { checkAdoption, createChecked, createTypedOnly } from './operations/preflight.ts';
+import { createChecked, createTypedOnly } from './operations/preflight.ts';
 import { deleteAll, type DeleteFlags, deleteOwned } from './operations/delete.ts';
 import { isReferenceCall, onReferenceTargets, onRendered, onTemplateTargets } from './render.ts';
 import type {
@@ -93,10 +93,11 @@ export async function create(
   return onTemplateTargets('create', template, parameters, options, async (op, targets, o) => {
     const mode = o.fieldValidation ?? 'Strict';
     const typed = await typeTargets(op, targets, mode);
-    const flags = { fieldManager: o.fieldManager ?? DEFAULT_FIELD_MANAGER, dryRun: o.dryRun === true };
-    if (o.preflight !== 'schema') return createChecked(op, typed, { ...flags, adopt: o.adopt }, mode);
-    await checkAdoption(op, typed, { ...flags, adopt: o.adopt }); // no dry runs said which exist: all read
-    return createTypedOnly(op, typed, flags);
+    const fieldManager = o.fieldManager ?? DEFAULT_FIELD_MANAGER;
+    const flags = { fieldManager, dryRun: o.dryRun === true, adopt: o.adopt };
+    return o.preflight === 'schema'
+      ? createTypedOnly(op, typed, flags)
+      : createChecked(op, typed, flags, mode);
   });
 }
 
@@ -151,12 +152,8 @@ export async function get(
   parameters?: TemplateParameters,
   maybeOptions?: GetOptions,
 ): Promise<(KubernetesObject | null)[]> {
-  if (isReferenceCall(first)) {
-    const options = first;
-    return onReferenceTargets('get', options, (op, targets) =>
-      readAll(op, targets, options.missing ?? 'error'),
-    );
-  }
+  if (isReferenceCall(first))
+    return onReferenceTargets('get', first, (op, targets, o) => readAll(op, targets, o.missing ?? 'error'));
   const missing = maybeOptions?.missing ?? 'error';
   return onTemplateTargets(
     'get',

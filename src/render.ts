@@ -26,8 +26,8 @@ import type {
   TemplateParameters,
 } from './types/index.ts';
 import {
-  checkProcessedTemplate,
   checkRenderedObjects,
+  hasText,
   type KindLookup,
   prepareTemplate,
   type Target,
@@ -148,13 +148,12 @@ async function render(
     const count = Array.isArray(stored.objects) ? stored.objects.length : 0;
     return { absent: error, count };
   }
-  const result = checkProcessedTemplate(processed);
-  if (!result)
+  if (!isRecord(processed) || processed.kind !== 'Template' || !Array.isArray(processed.objects))
     throw new RequestError('Process', target, 'the response is not a processed Template with objects', {
       code: 'OTC_BAD_RESPONSE',
       outcome: 'unknown',
     });
-  const objects = result.objects as KubernetesObject[];
+  const objects = processed.objects as KubernetesObject[];
   return { objects, redact: makeRedactor([...secretParameters, ...secretValues(objects)]) };
 }
 
@@ -184,16 +183,14 @@ async function resolveTargets(
   namespace: string,
   badInput: ValidationErrorCode = 'OTC_UNSAFE_OBJECT',
 ): Promise<Target[]> {
-  const apiVersions = new Set<string>();
-  for (const object of objects) {
-    if (isRecord(object) && typeof object.apiVersion === 'string' && object.apiVersion !== '')
-      apiVersions.add(object.apiVersion);
-  }
+  const kinds = objects
+    .filter(isRecord)
+    .flatMap(({ apiVersion, kind }) => (hasText(apiVersion) ? [{ apiVersion, kind }] : []));
   const documents = new Map<string, Document>();
   const wait = { signal: op.signal, readMs: op.timeout.read };
   // One after another: after a Connection's first operation every lookup is a cache hit, and over
   // HTTP/1.1 lookups in parallel would open more sockets (more handshakes) for nothing.
-  for (const apiVersion of apiVersions) {
+  for (const apiVersion of new Set(kinds.map((k) => k.apiVersion))) {
     documents.set(apiVersion, await op.connection.discovery.get(apiVersion, wait, op.warnings));
   }
   const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
@@ -202,14 +199,8 @@ async function resolveTargets(
   };
   // A kind the cached answer lacks may have appeared since (a CRD installed after connect(), or a
   // transient 404): look again, once per operation, before refusing.
-  const missing = new Set<string>();
-  for (const object of objects) {
-    if (!isRecord(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string')
-      continue;
-    if (object.apiVersion !== '' && object.kind !== '' && !lookup(object.apiVersion, object.kind))
-      missing.add(object.apiVersion);
-  }
-  for (const apiVersion of missing) {
+  const missing = kinds.filter(({ apiVersion, kind }) => hasText(kind) && !lookup(apiVersion, kind));
+  for (const apiVersion of new Set(missing.map((k) => k.apiVersion))) {
     documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, wait, op.warnings));
   }
   const { targets, problems, notServed } = checkRenderedObjects(objects, namespace, lookup);

@@ -22,7 +22,7 @@ import {
 const KEPT_TEMPLATE_METADATA = ['name', 'labels', 'annotations'];
 
 /** Whether a parameter's field holds text: an empty value or generator is none. */
-const hasText = (text: unknown): text is string => typeof text === 'string' && text !== '';
+export const hasText = (text: unknown): text is string => typeof text === 'string' && text !== '';
 
 /**
  * A copy of a Template ready to POST: overrides set (generators dropped), server-set metadata
@@ -200,11 +200,6 @@ export function checkRenderedObjects(
   return { targets, problems, notServed };
 }
 
-export function checkProcessedTemplate(body: unknown): { objects: unknown[] } | undefined {
-  if (!isRecord(body) || body.kind !== 'Template' || !Array.isArray(body.objects)) return undefined;
-  return { objects: body.objects as unknown[] };
-}
-
 /** One target's verdict: typed, or why it could not be. */
 export type Verdict =
   | { target: Target; check: ApplyCheck & { kind: 'typed' }; schema: GroupVersionSchema }
@@ -258,16 +253,10 @@ const PROBLEM_KINDS: Readonly<Record<TypingProblem['kind'], ProblemKind>> = {
   schema: 'no-type',
 };
 
-function typingProblem(target: Target, index: number, problem: TypingProblem): ValidationProblem {
-  const { ref } = target;
+function typingProblem({ ref }: Target, index: number, problem: TypingProblem): ValidationProblem {
   const text = `${describeRef(ref)}: ${problem.path === '' ? '' : `${problem.path}: `}${problem.reason}`;
-  const object = { index, ...identityOf(ref) };
-  return {
-    kind: PROBLEM_KINDS[problem.kind],
-    text,
-    object,
-    ...(problem.path === '' ? {} : { path: problem.path }),
-  };
+  const path = problem.path === '' ? {} : { path: problem.path };
+  return { kind: PROBLEM_KINDS[problem.kind], text, object: { index, ...identityOf(ref) }, ...path };
 }
 
 /** Whether Warn would type every object Strict refused: all have a schema and Warn refuses nothing. */

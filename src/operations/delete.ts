@@ -153,13 +153,7 @@ async function readEach(
 ): Promise<PromiseSettledResult<KubernetesObject | null>[]> {
   if (op.connection.multiplexed) return Promise.allSettled(targets.map((t) => readLive(op, t)));
   const reads: PromiseSettledResult<KubernetesObject | null>[] = [];
-  for (const target of targets) {
-    try {
-      reads.push({ status: 'fulfilled', value: await readLive(op, target) });
-    } catch (reason) {
-      reads.push({ status: 'rejected', reason });
-    }
-  }
+  for (const target of targets) reads.push(...(await Promise.allSettled([readLive(op, target)])));
   return reads;
 }
 
@@ -185,7 +179,8 @@ async function replayOne(
       const deletion = declarers.length > 0 ? 'relinquished' : 'deleted';
       return { ...ref, ...(uid ? { uid } : {}), deletion, dryRun: true, managers };
     }
-    if (declarers.length > 0) return relinquish(op, target, flags, { uid, managers, declarers });
+    if (declarers.length > 0)
+      return relinquish(op, target, flags, { ...ref, ...(uid ? { uid } : {}), managers, declarers });
     const version = live.metadata?.resourceVersion;
     const resourceVersion = typeof version === 'string' ? version : undefined;
     try {
@@ -203,12 +198,6 @@ async function replayOne(
   }
 }
 
-interface Shared {
-  uid: string | undefined;
-  managers: DeleteResult['managers'];
-  declarers: string[];
-}
-
 /**
  * Gives up this manager's share of a shared object by an apply of its identity alone (a merge patch
  * of the label for POST-created kinds); a refusal leaves it alone, said.
@@ -217,10 +206,9 @@ async function relinquish(
   op: OperationContext,
   target: Target,
   flags: ReplayFlags,
-  { uid, managers, declarers }: Shared,
+  kept: Omit<DeleteResult, 'deletion'> & { declarers: string[] },
 ): Promise<DeleteResult> {
   const { ref } = target;
-  const kept = { ...ref, ...(uid ? { uid } : {}), managers, declarers };
   let answer: Awaited<ReturnType<typeof send>>;
   try {
     answer = await send(op, {
@@ -248,7 +236,7 @@ async function relinquish(
   } catch (error) {
     if (!(error instanceof RequestError && error.outcome === 'refused')) throw error;
     if (error.statusCode === 404) return { ...ref, deletion: 'already-gone' };
-    const names = declarers.map((d) => `"${d}"`).join(', ');
+    const names = kept.declarers.map((d) => `"${d}"`).join(', ');
     const text = `left ${describeRef(ref)} alone: ${names} declare it too, and giving up its fields was refused: ${error.message}`;
     tell(op, 'OTC_NOT_RELINQUISHED', text, ref);
     return { ...kept, deletion: 'left-alone', reason: 'co-declared' };

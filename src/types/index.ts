@@ -51,9 +51,8 @@ export interface TemplateObject extends KubernetesObject {
 export type TemplateParameters = Readonly<Record<string, string | number | boolean>>;
 
 /**
- * Milliseconds per request, one number for both limits or each apart: `connect` bounds the TCP and
- * TLS handshake, `read` each wait for data; their sum bounds the whole request, retries and 429
- * waits included (`OTC_RESPONSE_TIMEOUT`, `OTC_THROTTLED`).
+ * Milliseconds per request, one number for both limits or each apart: `connect` bounds the handshake,
+ * `read` each wait for data; their sum bounds the whole request, retries included (docs/connection.md).
  *
  * @example
  * await ocp.get({ namespace: 'workers', resources: refs, api, requestTimeout: { connect: 5_000, read: 120_000 } });
@@ -153,19 +152,16 @@ export interface GetOptions extends TemplateOptions {
 export interface CreateOptions extends TemplateOptions {
   /** Server-side apply field manager. Default `'mini-scheduler'`. */
   fieldManager?: string | undefined;
-  /** Validate without persisting (`dryRun=All`). An `ImageStreamTag` or `ImageTag`, whose dry run may write
-   * on older servers, is not sent (`OTC_DRY_RUN_UNVERIFIED`). */
+  /** Validate without persisting (`dryRun=All`); an `ImageStreamTag` or `ImageTag` is not sent (docs/preflight.md). */
   dryRun?: boolean | undefined;
-  /** Typing against the server's OpenAPI v3 schema before the first apply (kubectl's `--validate`): `'Strict'`
-   * (default) refuses any problem, naming every path; `'Warn'` drops undeclared fields from the applied copy,
-   * warning each; `'Ignore'` drops them silently. Wrong types are refused in every mode. Not sent to the server. */
+  /** Typing against the server's schema before the first apply: `'Strict'` (default) refuses any problem;
+   * `'Warn'` drops undeclared fields, warning each; `'Ignore'` drops them silently (docs/typing.md). */
   fieldValidation?: FieldValidation | undefined;
-  /** `'server'` (default): after typing every object is applied with `dryRun=All`, all at once, and nothing
-   * is written unless all pass (else an `OperationError`, `operation: 'Preflight'`); under `dryRun` that wave
-   * is the whole call. `'schema'`: typing only, then the applies in order. */
+  /** `'server'` (default): every object dry-run at once, nothing written unless all pass; `'schema'`: typing
+   * only (docs/preflight.md). */
   preflight?: 'server' | 'schema' | undefined;
-  /** Take over an existing object this `fieldManager` does not manage (`OTC_ADOPTED` each). Default `false`:
-   * such an object refuses the create in the pre-flight (`OTC_NOT_ADOPTED`), nothing written. */
+  /** Take over an existing object this `fieldManager` does not manage; by default it refuses the create
+   * (`OTC_NOT_ADOPTED`, nothing written). */
   adopt?: boolean | undefined;
 }
 

@@ -1,10 +1,9 @@
 // What a ValidationError found, for a program, and the Status a server answers a refusal with.
 
 /**
- * The kind of one {@link ValidationProblem}: bad input (`'argument'`, `'parameter'`); a rendered
- * object that cannot be applied safely (`'identity'` to `'duplicate'`); typing against the server's
- * schema (`'undeclared'` to `'no-type'`; `'conversion'`: a value the Go type will not take); the
- * environment (`'not-served'` onwards). `fieldValidation: 'Warn'` drops `'undeclared'` and
+ * The kind of one {@link ValidationProblem}: bad input (`'argument'`, `'parameter'`), an object that
+ * cannot be applied safely (`'identity'` to `'duplicate'`), typing (`'undeclared'` to `'no-type'`) or
+ * the environment (`'not-served'` onwards). `fieldValidation: 'Warn'` drops `'undeclared'` and
  * `'server-set'` fields; every other kind is refused in every mode. New kinds may come in a minor release.
  *
  * @example
