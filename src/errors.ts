@@ -8,23 +8,16 @@ import type { ObjectIdentity } from './types/warnings.ts';
  * The step a `RequestError` names (`Connect` includes loading the kubeconfig, `Apply` its dry run).
  *
  * @example
- * ```ts
  * if (error instanceof ocp.RequestError && error.step === 'Process') console.error('rendering failed:', error.code);
- * ```
  */
 export type RequestStep = 'Connect' | 'Discover' | 'Schema' | 'Get' | 'Process' | 'Apply' | 'Delete';
-
-/** The steps that can change what the server holds (processing stores nothing). */
-const MUTATING_STEPS: ReadonlySet<RequestStep> = new Set(['Apply', 'Delete']);
 
 /**
  * What an `OTC_NOT_FOUND` says is missing: the request's own `'object'`, the stored `'template'`, the
  * `'namespace'`, a `'referenced'` one (a RoleBinding's Role), or `'other'`.
  *
  * @example
- * ```ts
  * if (error instanceof ocp.RequestError && error.notFound === 'object') markGone();
- * ```
  */
 export type NotFound = 'object' | 'template' | 'namespace' | 'referenced' | 'other';
 
@@ -33,10 +26,7 @@ export type NotFound = 'object' | 'template' | 'namespace' | 'referenced' | 'oth
  * `'refused'` (a Status said it did not act, or it was a read) or `'unknown'` (read it back).
  *
  * @example
- * ```ts
- * const failure = error instanceof ocp.OperationError ? error.failures[0]?.error : error;
- * if (failure instanceof ocp.RequestError && failure.outcome === 'unknown') readBackFirst();
- * ```
+ * if (error instanceof ocp.RequestError && error.outcome === 'unknown') readBackFirst();
  */
 export type Outcome = 'not-sent' | 'unknown' | 'refused';
 
@@ -44,9 +34,7 @@ export type Outcome = 'not-sent' | 'unknown' | 'refused';
  * The stable codes of `RequestError`, one per kind of failure; see the README's table.
  *
  * @example
- * ```ts
  * if (error instanceof ocp.RequestError && error.code === 'OTC_FORBIDDEN') console.error('grant RBAC first');
- * ```
  */
 export type RequestErrorCode =
   | 'OTC_KUBECONFIG'
@@ -84,9 +72,7 @@ export type RequestErrorCode =
  * cannot fix (those win over bad input); see docs/errors.md.
  *
  * @example
- * ```ts
  * if (error instanceof ocp.ValidationError && error.code === 'OTC_KIND_NOT_SERVED') scheduleRetryLater();
- * ```
  */
 export type ValidationErrorCode =
   | 'OTC_INVALID_ARGUMENT'
@@ -102,9 +88,7 @@ export type ValidationErrorCode =
  * `OTC_WRONG_FIELD_MANAGER` for a replay that found every object another manager's.
  *
  * @example
- * ```ts
  * if (error instanceof ocp.OperationError && error.code === 'OTC_APPLY_FAILED') console.error(error.failures);
- * ```
  */
 export type OperationErrorCode =
   | 'OTC_APPLY_FAILED'
@@ -117,9 +101,7 @@ export type OperationErrorCode =
  * Every code an error of this library carries.
  *
  * @example
- * ```ts
  * const code: ocp.ErrorCode | undefined = (error as { code?: ocp.ErrorCode }).code;
- * ```
  */
 export type ErrorCode = RequestErrorCode | ValidationErrorCode | OperationErrorCode;
 
@@ -128,10 +110,7 @@ export type ErrorCode = RequestErrorCode | ValidationErrorCode | OperationErrorC
  * unusable environment. `issues` lists every problem; `code` ({@link ValidationErrorCode}) which kind.
  *
  * @example
- * ```ts
- * const refused = await ocp.create('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers' }).catch((e) => e);
- * if (refused instanceof ocp.ValidationError) console.error(refused.code, refused.fixableByWarn, refused.issues);
- * ```
+ * if (error instanceof ocp.ValidationError) console.error(error.code, error.issues);
  */
 export class ValidationError extends Error {
   override readonly name = 'ValidationError';
@@ -175,10 +154,7 @@ const DEFAULT_KINDS: Readonly<Record<ValidationErrorCode, ProblemKind>> = {
  * One object whose mutation failed, with the RequestError that says why (its `code`, `outcome`).
  *
  * @example
- * ```ts
- * const first: ocp.OperationFailure | undefined = error instanceof ocp.OperationError ? error.failures[0] : undefined;
- * if (first) console.error(first.resource.name, first.error.code, first.error.outcome);
- * ```
+ * for (const f of error.failures) console.error(f.resource.name, f.error.code, f.error.outcome);
  */
 export interface OperationFailure {
   resource: ResourceRef;
@@ -206,9 +182,7 @@ interface OperationErrorFields extends Error {
  * An OperationError of `create()`: its writes (`'Apply'`) or its dry-run wave (`'Preflight'`).
  *
  * @example
- * ```ts
  * const applied: ocp.CreatedRef[] = error instanceof ocp.OperationError && error.operation !== 'Delete' ? error.resources : [];
- * ```
  */
 export interface ApplyOperationError extends OperationErrorFields {
   readonly operation: 'Apply' | 'Preflight';
@@ -220,9 +194,7 @@ export interface ApplyOperationError extends OperationErrorFields {
  * An OperationError of `delete()`.
  *
  * @example
- * ```ts
  * const done: ocp.DeleteResult[] = error instanceof ocp.OperationError && error.operation === 'Delete' ? error.resources : [];
- * ```
  */
 export interface DeleteOperationError extends OperationErrorFields {
   readonly operation: 'Delete';
@@ -235,12 +207,7 @@ export interface DeleteOperationError extends OperationErrorFields {
  * succeeded, `failures` the others. With `operation: 'Preflight'` nothing was written.
  *
  * @example
- * ```ts
- * if (error instanceof ocp.OperationError) {
- *   console.error(error.operation, error.resources.length, 'succeeded', error.outcome);
- *   for (const { resource, error: why } of error.failures) console.error(resource.name, why.code, why.outcome);
- * }
- * ```
+ * if (error instanceof ocp.OperationError) console.error(error.operation, error.resources.length, error.failures);
  */
 export type OperationError = ApplyOperationError | DeleteOperationError;
 
@@ -248,10 +215,7 @@ export type OperationError = ApplyOperationError | DeleteOperationError;
  * The OperationError class: `instanceof` narrows to {@link OperationError}.
  *
  * @example
- * ```ts
- * const failed = new ocp.OperationError('Apply', [], []);
- * console.log(failed instanceof ocp.OperationError, failed.code);
- * ```
+ * if (error instanceof ocp.OperationError) console.error(error.code);
  */
 export interface OperationErrorConstructor {
   new (
@@ -319,11 +283,7 @@ export const OperationError: OperationErrorConstructor = OperationFailed as Oper
  * `'AbortError'` when a timeout or a signal ended it.
  *
  * @example
- * ```ts
- * if (error instanceof ocp.RequestError && error.notFound === 'object') console.log(error.resource?.name, 'is gone');
- * else if (error instanceof ocp.RequestError && error.outcome === 'not-sent') console.log('nothing reached the server');
- * else if (error instanceof Error && error.name === 'TimeoutError') console.log('timed out:', error.message);
- * ```
+ * if (error instanceof ocp.RequestError) console.error(error.step, error.code, error.outcome, error.statusCode);
  */
 export class RequestError extends Error {
   override name: 'RequestError' | 'TimeoutError' | 'AbortError' = 'RequestError';
@@ -358,8 +318,9 @@ export class RequestError extends Error {
     this.status = fields.status;
     this.code = fields.code;
     this.notFound = this.code === 'OTC_NOT_FOUND' ? (fields.notFound ?? 'other') : undefined;
-    // A read cannot have written anything, whatever became of it (a 500, a lost connection).
-    this.outcome = fields.outcome === 'unknown' && !MUTATING_STEPS.has(step) ? 'refused' : fields.outcome;
+    // Only an apply or a delete can have written anything (processing stores nothing), whatever became of it.
+    const mutating = step === 'Apply' || step === 'Delete';
+    this.outcome = fields.outcome === 'unknown' && !mutating ? 'refused' : fields.outcome;
     this.timeout = fields.kind === 'timeout' ? (fields.timeout ?? 'request') : undefined;
     if (fields.kind === 'timeout') this.name = 'TimeoutError';
     else if (fields.kind === 'abort') this.name = 'AbortError';
@@ -383,8 +344,6 @@ interface RequestErrorFields {
  * Whose limit a timeout was: the operation's `requestTimeout` (`'request'`), or the caller's `signal`.
  *
  * @example
- * ```ts
  * if (error instanceof ocp.RequestError && error.timeout === 'request') retryLater();
- * ```
  */
 export type TimeoutKind = 'request' | 'signal';

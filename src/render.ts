@@ -26,8 +26,8 @@ import type {
   TemplateParameters,
 } from './types/index.ts';
 import {
-  checkProcessedTemplate,
   checkRenderedObjects,
+  hasText,
   type KindLookup,
   prepareTemplate,
   type Target,
@@ -38,6 +38,9 @@ import type { ValidationErrorCode } from './errors.ts';
 
 const TEMPLATE_API = '/apis/template.openshift.io/v1';
 const debug = debuglog('openshift-templates');
+const DELETE_ADVICE =
+  'delete replays the Template to name its objects, so it needs that Template (the revision ' +
+  'that created them) back; or delete from saved references';
 
 export interface Rendered {
   objects: KubernetesObject[];
@@ -73,8 +76,11 @@ async function templateOf(
     // Its 404 is the Template's: the configuration names one that is not there.
     notFound: 'template',
   }).catch((error: unknown) => {
+    if (!isNotFound(error)) throw error;
+    // A delete cannot name its objects without the Template, or a scheduler would retry forever.
+    if (op.operation === 'delete') throw notFoundWith(error, DELETE_ADVICE);
     // The most likely reason for a missing Template: it is stored elsewhere.
-    if (options.templateNamespace !== undefined || !isNotFound(error)) throw error;
+    if (options.templateNamespace !== undefined) throw error;
     throw notFoundWith(
       error,
       `templateNamespace was not given, so the Template was looked up in the target namespace "${options.namespace}"`,
@@ -104,7 +110,7 @@ function isAbsentNamespace(error: unknown, namespace: string): error is RequestE
 }
 
 /** Renders the Template in the target namespace, or says that namespace does not exist. */
-export async function render(
+async function render(
   op: OperationContext,
   source: TemplateSource,
   parameters: TemplateParameters | undefined,
@@ -142,57 +148,13 @@ export async function render(
     const count = Array.isArray(stored.objects) ? stored.objects.length : 0;
     return { absent: error, count };
   }
-  const result = checkProcessedTemplate(processed);
-  if (!result)
+  if (!isRecord(processed) || processed.kind !== 'Template' || !Array.isArray(processed.objects))
     throw new RequestError('Process', target, 'the response is not a processed Template with objects', {
       code: 'OTC_BAD_RESPONSE',
       outcome: 'unknown',
     });
-  const objects = result.objects as KubernetesObject[];
+  const objects = processed.objects as KubernetesObject[];
   return { objects, redact: makeRedactor([...secretParameters, ...secretValues(objects)]) };
-}
-
-/** Renders the Template; a target namespace that does not exist is the processing's 404. */
-export async function renderTemplate(
-  op: OperationContext,
-  source: TemplateSource,
-  parameters: TemplateParameters | undefined,
-  options: TemplateOptions,
-): Promise<Rendered> {
-  const rendered = await render(op, source, parameters, options);
-  if ('absent' in rendered) throw rendered.absent;
-  return rendered;
-}
-
-/**
- * Rendering for a delete: `undefined` when the namespace is gone (nothing to delete); a missing
- * Template's error says it cannot be replayed, or a scheduler would retry forever.
- */
-async function renderForDelete(
-  op: OperationContext,
-  source: TemplateSource,
-  parameters: TemplateParameters | undefined,
-  options: TemplateOptions,
-): Promise<Rendered | undefined> {
-  let rendered: Rendered | AbsentNamespace;
-  try {
-    rendered = await render(op, source, parameters, options);
-  } catch (error) {
-    if (!isNotFound(error) || error.step !== 'Get') throw error;
-    throw notFoundWith(
-      error,
-      'delete replays the Template to name its objects, so it needs that Template (the revision ' +
-        'that created them) back; or delete from saved references',
-    );
-  }
-  if (!('absent' in rendered)) return rendered;
-  // Idempotent, but not silent: a typo in the namespace must not pass for a finished delete.
-  const text =
-    `namespace "${options.namespace}" does not exist, so no object of Template "${nameOf(source)}" ` +
-    'can exist there; nothing was deleted';
-  debug('%s', text);
-  tell(op, 'OTC_NAMESPACE_ABSENT', text);
-  return undefined;
 }
 
 function isNotFound(error: unknown): error is RequestError {
@@ -221,16 +183,14 @@ async function resolveTargets(
   namespace: string,
   badInput: ValidationErrorCode = 'OTC_UNSAFE_OBJECT',
 ): Promise<Target[]> {
-  const apiVersions = new Set<string>();
-  for (const object of objects) {
-    if (isRecord(object) && typeof object.apiVersion === 'string' && object.apiVersion !== '')
-      apiVersions.add(object.apiVersion);
-  }
+  const kinds = objects
+    .filter(isRecord)
+    .flatMap(({ apiVersion, kind }) => (hasText(apiVersion) ? [{ apiVersion, kind }] : []));
   const documents = new Map<string, Document>();
   const wait = { signal: op.signal, readMs: op.timeout.read };
   // One after another: after a Connection's first operation every lookup is a cache hit, and over
   // HTTP/1.1 lookups in parallel would open more sockets (more handshakes) for nothing.
-  for (const apiVersion of apiVersions) {
+  for (const apiVersion of new Set(kinds.map((k) => k.apiVersion))) {
     documents.set(apiVersion, await op.connection.discovery.get(apiVersion, wait, op.warnings));
   }
   const lookup = (apiVersion: string, kind: string): ReturnType<KindLookup> => {
@@ -239,14 +199,8 @@ async function resolveTargets(
   };
   // A kind the cached answer lacks may have appeared since (a CRD installed after connect(), or a
   // transient 404): look again, once per operation, before refusing.
-  const missing = new Set<string>();
-  for (const object of objects) {
-    if (!isRecord(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string')
-      continue;
-    if (object.apiVersion !== '' && object.kind !== '' && !lookup(object.apiVersion, object.kind))
-      missing.add(object.apiVersion);
-  }
-  for (const apiVersion of missing) {
+  const missing = kinds.filter(({ apiVersion, kind }) => hasText(kind) && !lookup(apiVersion, kind));
+  for (const apiVersion of new Set(missing.map((k) => k.apiVersion))) {
     documents.set(apiVersion, await op.connection.discovery.refresh(apiVersion, wait, op.warnings));
   }
   const { targets, problems, notServed } = checkRenderedObjects(objects, namespace, lookup);
@@ -274,13 +228,16 @@ async function resolveReferences(op: OperationContext, resources: readonly Resou
   });
 }
 
-/** Template mode: validate, render, resolve every target, then `act`; `absent` answers for a missing namespace. */
-export async function onTemplateTargets<O extends TemplateOptions, T>(
-  operation: 'create' | 'get' | 'delete',
+/**
+ * Template mode: validate, render, then `act` on the rendered objects. A target namespace that does
+ * not exist is `absent`'s to answer, for a delete nothing to do (said), else the processing's 404.
+ */
+export async function onRendered<O extends TemplateOptions, T>(
+  operation: 'process' | 'create' | 'get' | 'delete',
   source: TemplateSource,
   parameters: TemplateParameters | undefined,
   options: O | undefined,
-  act: (op: OperationContext, targets: Target[], options: O) => Promise<T>,
+  act: (op: OperationContext, objects: KubernetesObject[], options: O) => Promise<T>,
   absent?: (count: number) => T,
 ): Promise<T> {
   return traceOperation(
@@ -290,21 +247,44 @@ export async function onTemplateTargets<O extends TemplateOptions, T>(
       if (issues.length > 0 || options === undefined) throw new ValidationError(operation, issues);
       return withConnection(operation, options, async (connection) => {
         const op = contextFor(operation, connection, options);
-        const rendered =
-          operation === 'delete'
-            ? await renderForDelete(op, source, parameters, options)
-            : await render(op, source, parameters, options);
-        // A delete into a namespace that no longer exists: none of its objects exist either.
-        if (rendered === undefined) return act(op, [], options);
-        if ('absent' in rendered) {
+        const rendered = await render(op, source, parameters, options);
+        if (!('absent' in rendered)) {
+          op.redact = rendered.redact;
+          return act(op, rendered.objects, options);
+        }
+        if (operation !== 'delete') {
           if (absent === undefined) throw rendered.absent;
           return absent(rendered.count);
         }
-        op.redact = rendered.redact;
-        return act(op, await resolveTargets(op, rendered.objects, options.namespace), options);
+        // Idempotent, but not silent: a typo in the namespace must not pass for a finished delete.
+        const text =
+          `namespace "${options.namespace}" does not exist, so no object of Template "${nameOf(source)}" ` +
+          'can exist there; nothing was deleted';
+        debug('%s', text);
+        tell(op, 'OTC_NAMESPACE_ABSENT', text);
+        return act(op, [], options);
       });
     },
     countOf,
+  );
+}
+
+/** Template mode with every rendered object resolved to its target first. */
+export function onTemplateTargets<O extends TemplateOptions, T>(
+  operation: 'create' | 'get' | 'delete',
+  source: TemplateSource,
+  parameters: TemplateParameters | undefined,
+  options: O | undefined,
+  act: (op: OperationContext, targets: Target[], options: O) => Promise<T>,
+  absent?: (count: number) => T,
+): Promise<T> {
+  return onRendered(
+    operation,
+    source,
+    parameters,
+    options,
+    async (op, objects, o) => act(op, await resolveTargets(op, objects, o.namespace), o),
+    absent,
   );
 }
 

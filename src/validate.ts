@@ -21,13 +21,8 @@ import {
 /** Template metadata kept in the copy sent for processing; what the server set (uid, resourceVersion, ...) is dropped. */
 const KEPT_TEMPLATE_METADATA = ['name', 'labels', 'annotations'];
 
-interface TemplateParameter {
-  name?: unknown;
-  value?: unknown;
-  generate?: unknown;
-  from?: unknown;
-  [key: string]: unknown;
-}
+/** Whether a parameter's field holds text: an empty value or generator is none. */
+export const hasText = (text: unknown): text is string => typeof text === 'string' && text !== '';
 
 /**
  * A copy of a Template ready to POST: overrides set (generators dropped), server-set metadata
@@ -79,10 +74,9 @@ function undeclared(name: string, declared: readonly string[]): string {
 }
 
 /** Required parameters left without a value, all named (the server's 422 names only the first). */
-function missingRequired(parameters: readonly TemplateParameter[]): string[] {
+function missingRequired(parameters: readonly Record<string, unknown>[]): string[] {
   return parameters
-    .filter((p) => p.required === true && (typeof p.value !== 'string' || p.value === ''))
-    .filter((p) => typeof p.generate !== 'string' || p.generate === '')
+    .filter((p) => p.required === true && !hasText(p.value) && !hasText(p.generate))
     .map((p) => `parameter ${String(p.name)} is required by the Template and has no value: give it one`);
 }
 
@@ -92,12 +86,7 @@ export function unresolvedGenerators(template: Record<string, unknown>): string[
     ? (template.parameters as unknown[]).filter(isRecord)
     : [];
   return parameters
-    .filter(
-      (p) =>
-        typeof p.generate === 'string' &&
-        p.generate !== '' &&
-        (typeof p.value !== 'string' || p.value === ''),
-    )
+    .filter((p) => hasText(p.generate) && !hasText(p.value))
     .map((p) => (typeof p.name === 'string' ? p.name : '(unnamed)'));
 }
 
@@ -130,8 +119,7 @@ function notAMap(value: unknown): string | undefined {
 /** The identity a rendered object gives, as far as it gives one, and its place in the output. */
 function problemObject(raw: Record<string, unknown>, index: number, namespace: string): ProblemObject {
   const metadata = isRecord(raw.metadata) ? raw.metadata : {};
-  const text = (value: unknown): string | undefined =>
-    typeof value === 'string' && value !== '' ? value : undefined;
+  const text = (value: unknown): string | undefined => (hasText(value) ? value : undefined);
   const found = {
     apiVersion: text(raw.apiVersion),
     kind: text(raw.kind),
@@ -170,8 +158,8 @@ export function checkRenderedObjects(
     const metadata = isRecord(raw.metadata) ? raw.metadata : {};
     const { apiVersion, kind } = raw;
     const name = metadata.name;
-    if (typeof apiVersion !== 'string' || apiVersion === '') say('identity', `${label()} has no apiVersion`);
-    if (typeof kind !== 'string' || kind === '') say('identity', `${label()} has no kind`);
+    if (!hasText(apiVersion)) say('identity', `${label()} has no apiVersion`);
+    if (!hasText(kind)) say('identity', `${label()} has no kind`);
     const metadataType = notAMap(raw.metadata);
     if (metadataType !== undefined)
       say('identity', `${label()}: .metadata: expected map, got ${metadataType}`);
@@ -190,8 +178,7 @@ export function checkRenderedObjects(
         `${label()} is aimed at namespace ${JSON.stringify(objectNamespace)}, not the target namespace "${namespace}"`,
       );
     }
-    if (typeof apiVersion !== 'string' || typeof kind !== 'string' || apiVersion === '' || kind === '')
-      return;
+    if (!hasText(apiVersion) || !hasText(kind)) return;
     const found = lookup(apiVersion, kind);
     if (!found) {
       notServed = true;
@@ -211,11 +198,6 @@ export function checkRenderedObjects(
     targets.push({ ref, resource: found.resource, object: rendered });
   });
   return { targets, problems, notServed };
-}
-
-export function checkProcessedTemplate(body: unknown): { objects: unknown[] } | undefined {
-  if (!isRecord(body) || body.kind !== 'Template' || !Array.isArray(body.objects)) return undefined;
-  return { objects: body.objects as unknown[] };
 }
 
 /** One target's verdict: typed, or why it could not be. */
@@ -271,16 +253,10 @@ const PROBLEM_KINDS: Readonly<Record<TypingProblem['kind'], ProblemKind>> = {
   schema: 'no-type',
 };
 
-function typingProblem(target: Target, index: number, problem: TypingProblem): ValidationProblem {
-  const { ref } = target;
+function typingProblem({ ref }: Target, index: number, problem: TypingProblem): ValidationProblem {
   const text = `${describeRef(ref)}: ${problem.path === '' ? '' : `${problem.path}: `}${problem.reason}`;
-  const object = { index, ...identityOf(ref) };
-  return {
-    kind: PROBLEM_KINDS[problem.kind],
-    text,
-    object,
-    ...(problem.path === '' ? {} : { path: problem.path }),
-  };
+  const path = problem.path === '' ? {} : { path: problem.path };
+  return { kind: PROBLEM_KINDS[problem.kind], text, object: { index, ...identityOf(ref) }, ...path };
 }
 
 /** Whether Warn would type every object Strict refused: all have a schema and Warn refuses nothing. */

@@ -7,13 +7,7 @@ import { type ApiRequest, type ApiResponse, type Timeouts, toTimeouts } from '..
 import { RequestError, ValidationError } from '../errors.ts';
 import { type Redactor } from '../util/redact.ts';
 import type { RequestStep } from '../errors.ts';
-import type {
-  CommonOptions,
-  ResourceRef,
-  ServerWarning,
-  WarningCode,
-  WarningHandler,
-} from '../types/index.ts';
+import type { CommonOptions, ResourceRef, ServerWarning, WarningCode } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { describeRef } from '../checks/refs.ts';
 
@@ -30,16 +24,12 @@ export interface OperationContext {
 export function contextFor(
   operation: Operation,
   connection: ClusterConnection,
-  options: {
-    requestTimeout?: unknown;
-    signal?: AbortSignal | undefined;
-    onWarning?: WarningHandler | undefined;
-  },
+  options: Pick<CommonOptions, 'requestTimeout' | 'signal' | 'onWarning'>,
 ): OperationContext {
   return {
     operation,
     connection,
-    timeout: toTimeouts(options.requestTimeout as Timeouts | number | undefined, connection.timeouts),
+    timeout: toTimeouts(options.requestTimeout, connection.timeouts),
     signal: options.signal,
     redact: (text) => text,
     // One report of each distinct warning per call (connection/warnings.ts).
@@ -62,9 +52,6 @@ export function warningTarget(ref: ResourceRef): NonNullable<ServerWarning['targ
 
 /**
  * Tells the operation's caller one warning, about `ref` when given, its text redacted.
- *
- * @example
- * tell(op, 'OTC_ADOPTED', `${describeRef(ref)} is taken over`, ref);
  */
 export function tell(op: OperationContext, code: WarningCode, text: string, ref?: ResourceRef): void {
   const target = ref === undefined ? {} : { target: warningTarget(ref) };
@@ -90,10 +77,6 @@ export function uidOf(body: unknown): string | undefined {
 export function withUid(ref: ResourceRef, uid: string | undefined): ResourceRef {
   const { uid: _old, ...rest } = ref;
   return uid === undefined ? rest : { ...rest, uid };
-}
-
-export function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** A failure as a RequestError; anything else is a defect, kept as `cause`, its message not repeated. */
@@ -124,11 +107,8 @@ export async function withConnection<T>(
     return work(options.api);
   }
   // The operation's signal covers its own connection too: loading, the check request, the pool.
-  const connection = await openConnection({
-    ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
-    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
+  const { requestTimeout, onWarning, signal } = options;
+  const connection = await openConnection({ requestTimeout, onWarning, signal });
   try {
     return await work(connection);
   } finally {

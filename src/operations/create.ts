@@ -21,7 +21,6 @@ import {
 import type { SchemaLookup } from '../connection/openapi.ts';
 import type { TypingProblem } from '../schema/index.ts';
 import {
-  asError,
   asRequestError,
   objectPath,
   type OperationContext,
@@ -54,7 +53,7 @@ async function reread(op: OperationContext, first: Verdict[], mode: FieldValidat
     schemas = await lookupSchemas(op, targets, true);
   } catch (error) {
     if (op.signal?.aborted || op.connection.closed) throw error;
-    const why = asError(error).message;
+    const why = error instanceof Error ? error.message : String(error);
     debug('%s: the OpenAPI v3 root could not be read again, so the cached one stands: %s', op.operation, why);
     return first;
   }
@@ -130,7 +129,6 @@ export async function typeTargets(
   });
 }
 
-/** Server-side apply in order; stops at the first failure with exactly the refs applied before it. */
 export interface ApplyFlags {
   fieldManager: string;
   dryRun: boolean;
@@ -138,20 +136,26 @@ export interface ApplyFlags {
   adopt?: boolean | undefined;
 }
 
+/**
+ * Server-side apply in order; stops at the first failure with OperationError('Apply') holding
+ * exactly the refs applied before it. `before` may settle a target first: the target to write
+ * (retyped after its own dry run), or the ref of one that is not sent.
+ */
 export async function applyAll(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
+  before?: (target: Target) => Target | CreatedRef | Promise<Target | CreatedRef>,
 ): Promise<CreatedRef[]> {
   const applied: CreatedRef[] = [];
   for (const target of targets) {
     try {
-      const written = await write(op, target, flags, false).catch((error: unknown) => {
-        const { statusCode, status } = error instanceof RequestError ? error : {};
-        if (!applyFoundNothing(target.ref, statusCode, status)) throw error;
-        return write(op, target, flags, true);
-      });
-      applied.push(written);
+      const next = before === undefined ? target : await before(target);
+      if (!('ref' in next)) {
+        applied.push(next);
+        continue;
+      }
+      applied.push(await write(op, next, flags));
     } catch (error) {
       const failure = asRequestError(error, 'Apply', target.ref);
       throw new OperationError('Apply', applied, [{ resource: target.ref, error: failure }]);
@@ -161,35 +165,49 @@ export async function applyAll(
 }
 
 /**
- * One write of create(): an apply, or for checks/created-by-post.ts's kinds a merge patch and their
- * POST. Never forced. `announce: false` keeps the POST's warning for a later write to tell.
+ * One write of create(): an apply, or for checks/created-by-post.ts's kinds a merge patch and, when
+ * it finds nothing, their POST. Never forced. `onPost` hears of a POST and keeps its warning for a
+ * later write to tell.
  */
 export async function write(
   op: OperationContext,
   target: Target,
   flags: ApplyFlags,
-  post: boolean,
-  announce = true,
+  onPost?: () => void,
 ): Promise<CreatedRef> {
   const { ref } = target;
   const patch =
     resourceCreatedByPost(ref) === undefined
       ? 'application/apply-patch+yaml'
       : 'application/merge-patch+json';
-  const { code, body } = await send(op, {
-    method: post ? 'POST' : 'PATCH',
-    path: objectPath(ref.apiVersion, target.resource, ref.namespace, post ? undefined : ref.name),
-    // The field manager on the POST too: kube-apiserver records the create under it.
-    query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
-    ...(post ? {} : { contentType: patch }),
-    // The typed object plus the label that marks it as this field manager's (checks/ownership.ts).
-    body: withOwnerLabel(target.object, flags.fieldManager),
-    step: 'Apply',
-    target: describeRef(ref),
-    object: warningTarget(ref),
-    redact: op.redact,
-  });
-  if (post && announce) tell(op, 'OTC_CREATED_BY_POST', createdByPostText(ref, flags.dryRun), ref);
+  const request = (post: boolean): ReturnType<typeof send> =>
+    send(op, {
+      method: post ? 'POST' : 'PATCH',
+      path: objectPath(ref.apiVersion, target.resource, ref.namespace, post ? undefined : ref.name),
+      // The field manager on the POST too: kube-apiserver records the create under it.
+      query: { fieldManager: flags.fieldManager, dryRun: flags.dryRun ? 'All' : undefined },
+      ...(post ? {} : { contentType: patch }),
+      // The typed object plus the label that marks it as this field manager's (checks/ownership.ts).
+      body: withOwnerLabel(target.object, flags.fieldManager),
+      step: 'Apply',
+      target: describeRef(ref),
+      object: warningTarget(ref),
+      redact: op.redact,
+    });
+  let post = false;
+  let answer: Awaited<ReturnType<typeof send>>;
+  try {
+    answer = await request(false);
+  } catch (error) {
+    const { statusCode, status } = error instanceof RequestError ? error : {};
+    if (!applyFoundNothing(ref, statusCode, status)) throw error;
+    post = true;
+    onPost?.();
+    answer = await request(true);
+  }
+  const { code, body } = answer;
+  if (post && onPost === undefined)
+    tell(op, 'OTC_CREATED_BY_POST', createdByPostText(ref, flags.dryRun), ref);
   // A dry run's UID is one the server made up for an object it did not store: marked as such.
   return { ...withUid(ref, uidOf(body)), created: code === 201, ...(flags.dryRun ? { dryRun: true } : {}) };
 }
@@ -197,9 +215,6 @@ export async function write(
 /**
  * The one read of the namespace's ResourceQuotas; any failure (a 403: the permission is optional)
  * leaves the sum unchecked, said once, and never fails the create.
- *
- * @example
- * const read = await readQuotas(op, 'workers'); // { items } or { unread: why }
  */
 export async function readQuotas(op: OperationContext, namespace: string): Promise<QuotaRead> {
   try {

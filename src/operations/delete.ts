@@ -35,25 +35,35 @@ export interface DeleteFlags {
 }
 
 /** Deletes in reverse order by name (a ref's `uid` as a precondition), attempting every target. */
-export async function deleteAll(
+export function deleteAll(
   op: OperationContext,
   targets: readonly Target[],
   flags: DeleteFlags,
 ): Promise<DeleteResult[]> {
-  const deleted: DeleteResult[] = [];
+  return eachInReverse(targets, (target) => {
+    const uid = flags.useUid ? target.ref.uid : undefined;
+    if (skippedDryRun(op, target, flags))
+      return Promise.resolve({ ...target.ref, deletion: 'deleted', dryRun: true });
+    return deleteOne(op, target, flags, uid === undefined ? undefined : { uid });
+  });
+}
+
+/** `act` on every target in reverse order; any failures are one OperationError('Delete') at the end. */
+async function eachInReverse(
+  targets: readonly Target[],
+  act: (target: Target, index: number) => Promise<DeleteResult>,
+): Promise<DeleteResult[]> {
+  const results: DeleteResult[] = [];
   const failures: OperationFailure[] = [];
-  for (const target of [...targets].reverse()) {
+  for (const [index, target] of [...targets.entries()].reverse()) {
     try {
-      const uid = flags.useUid ? target.ref.uid : undefined;
-      if (skippedDryRun(op, target, flags))
-        deleted.push({ ...target.ref, deletion: 'deleted', dryRun: true });
-      else deleted.push(await deleteOne(op, target, flags, uid === undefined ? undefined : { uid }));
+      results.push(await act(target, index));
     } catch (error) {
       failures.push({ resource: target.ref, error: asRequestError(error, 'Delete', target.ref) });
     }
   }
-  if (failures.length > 0) throw new OperationError('Delete', deleted, failures);
-  return deleted;
+  if (failures.length > 0) throw new OperationError('Delete', results, failures);
+  return results;
 }
 
 /** Whether a dry-run delete is not sent, as the image kinds' may write (docs/preflight.md); said. */
@@ -115,9 +125,6 @@ type ReplayFlags = DeleteFlags & { fieldManager: string };
 /**
  * Template mode's delete: every target read first, then each decided in reverse order; a failed
  * read is the target's failure, every target attempted.
- *
- * @example
- * const results = await deleteOwned(op, targets, { useUid: false, fieldManager: 'mini-scheduler' });
  */
 export async function deleteOwned(
   op: OperationContext,
@@ -132,20 +139,11 @@ export async function deleteOwned(
     flags.fieldManager,
   );
   if (foreign !== undefined) throw foreign;
-  const results: DeleteResult[] = [];
-  const failures: OperationFailure[] = [];
-  for (let i = targets.length - 1; i >= 0; i -= 1) {
-    const [target, read] = [targets[i], reads[i]];
-    if (target === undefined || read === undefined) continue;
-    try {
-      if (read.status === 'rejected') throw read.reason;
-      results.push(await replayOne(op, target, read.value, flags));
-    } catch (error) {
-      failures.push({ resource: target.ref, error: asRequestError(error, 'Delete', target.ref) });
-    }
-  }
-  if (failures.length > 0) throw new OperationError('Delete', results, failures);
-  return results;
+  return eachInReverse(targets, async (target, i) => {
+    const read = reads[i];
+    if (read?.status !== 'fulfilled') throw read?.reason;
+    return replayOne(op, target, read.value, flags);
+  });
 }
 
 /** Each target's live object, `null` for a 404; concurrent only where that costs no connections. */
@@ -155,13 +153,7 @@ async function readEach(
 ): Promise<PromiseSettledResult<KubernetesObject | null>[]> {
   if (op.connection.multiplexed) return Promise.allSettled(targets.map((t) => readLive(op, t)));
   const reads: PromiseSettledResult<KubernetesObject | null>[] = [];
-  for (const target of targets) {
-    try {
-      reads.push({ status: 'fulfilled', value: await readLive(op, target) });
-    } catch (reason) {
-      reads.push({ status: 'rejected', reason });
-    }
-  }
+  for (const target of targets) reads.push(...(await Promise.allSettled([readLive(op, target)])));
   return reads;
 }
 
@@ -187,7 +179,8 @@ async function replayOne(
       const deletion = declarers.length > 0 ? 'relinquished' : 'deleted';
       return { ...ref, ...(uid ? { uid } : {}), deletion, dryRun: true, managers };
     }
-    if (declarers.length > 0) return relinquish(op, target, flags, { uid, managers, declarers });
+    if (declarers.length > 0)
+      return relinquish(op, target, flags, { ...ref, ...(uid ? { uid } : {}), managers, declarers });
     const version = live.metadata?.resourceVersion;
     const resourceVersion = typeof version === 'string' ? version : undefined;
     try {
@@ -205,12 +198,6 @@ async function replayOne(
   }
 }
 
-interface Shared {
-  uid: string | undefined;
-  managers: DeleteResult['managers'];
-  declarers: string[];
-}
-
 /**
  * Gives up this manager's share of a shared object by an apply of its identity alone (a merge patch
  * of the label for POST-created kinds); a refusal leaves it alone, said.
@@ -219,10 +206,9 @@ async function relinquish(
   op: OperationContext,
   target: Target,
   flags: ReplayFlags,
-  { uid, managers, declarers }: Shared,
+  kept: Omit<DeleteResult, 'deletion'> & { declarers: string[] },
 ): Promise<DeleteResult> {
   const { ref } = target;
-  const kept = { ...ref, ...(uid ? { uid } : {}), managers, declarers };
   let answer: Awaited<ReturnType<typeof send>>;
   try {
     answer = await send(op, {
@@ -250,7 +236,7 @@ async function relinquish(
   } catch (error) {
     if (!(error instanceof RequestError && error.outcome === 'refused')) throw error;
     if (error.statusCode === 404) return { ...ref, deletion: 'already-gone' };
-    const names = declarers.map((d) => `"${d}"`).join(', ');
+    const names = kept.declarers.map((d) => `"${d}"`).join(', ');
     const text = `left ${describeRef(ref)} alone: ${names} declare it too, and giving up its fields was refused: ${error.message}`;
     tell(op, 'OTC_NOT_RELINQUISHED', text, ref);
     return { ...kept, deletion: 'left-alone', reason: 'co-declared' };

@@ -2,11 +2,11 @@
 // written unless the server passes every one (why a dry run sees what the write would: docs/preflight.md).
 import { debuglog } from 'node:util';
 import { OperationError, type OperationFailure, RequestError, ValidationError } from '../errors.ts';
-import { asError, asRequestError, type OperationContext, tell } from './context.ts';
+import { asRequestError, type OperationContext, tell } from './context.ts';
 import { type ApplyFlags, applyAll, readQuotas, typeTargets, write } from './create.ts';
 import { readLive } from './read.ts';
 import { refusedAsUntyped } from '../connection/openapi.ts';
-import { applyFoundNothing, createdByPostText } from '../checks/created-by-post.ts';
+import { createdByPostText } from '../checks/created-by-post.ts';
 import { adoptionChecked, isMine, notAdoptedError, notAdoptedText } from '../checks/ownership.ts';
 import { quotaVerdict } from '../checks/quota.ts';
 import {
@@ -87,7 +87,8 @@ async function dryRunDeferred(
     throw refusedDryRun(first.error, error);
   }
   if ('error' in entry.answer) throw entry.answer.error;
-  if (entry.answer.unverified !== undefined) tellUnverified(op, entry.target, entry.answer.unverified);
+  if (entry.answer.unverified !== undefined)
+    tell(op, 'OTC_DRY_RUN_UNVERIFIED', entry.answer.unverified, entry.target.ref);
   return entry.target;
 }
 
@@ -103,22 +104,12 @@ async function dryRun(
   resent = false,
 ): Promise<DryRun> {
   if (dryRunMayWrite(target.ref)) return unanswered(target, notDryRunText(target.ref));
-  let posted = false;
+  const sent = { posted: false };
   try {
-    return { ref: await write(op, target, { ...flags, dryRun: true }, false) };
+    const ref = await write(op, target, { ...flags, dryRun: true }, () => (sent.posted = true));
+    return { ref, posted: sent.posted };
   } catch (error) {
     if (!(error instanceof RequestError)) throw error;
-    if (!applyFoundNothing(target.ref, error.statusCode, error.status)) return failed(error);
-    posted = true;
-    try {
-      return { ref: await write(op, target, { ...flags, dryRun: true }, true, false), posted };
-    } catch (postError) {
-      if (!(postError instanceof RequestError)) throw postError;
-      return failed(postError);
-    }
-  }
-
-  function failed(error: RequestError): Promise<DryRun> | DryRun {
     const webhook = dryRunUnsupportedBy(error.statusCode, error.status);
     if (webhook !== undefined) return unanswered(target, unverifiedText(target.ref, webhook));
     const lost = error.code === 'OTC_CONNECTION_LOST' && !op.signal?.aborted && !op.connection.closed;
@@ -126,7 +117,7 @@ async function dryRun(
       debug(
         '%s: the dry run of %s%s lost its connection; sent once more',
         op.operation,
-        posted ? 'the POST of ' : '',
+        sent.posted ? 'the POST of ' : '',
         describeRef(target.ref),
       );
       return dryRun(op, target, flags, true);
@@ -143,11 +134,6 @@ interface Wave {
   unverified: { target: Target; text: string }[];
   posted: Target[];
 }
-
-/** Says that an object is applied without its dry run's checks. */
-const tellUnverified = (op: OperationContext, target: Target, text: string): void => {
-  tell(op, 'OTC_DRY_RUN_UNVERIFIED', text, target.ref);
-};
 
 /**
  * The wave itself. An object refused only for an earlier one of the batch that does not exist yet
@@ -176,9 +162,8 @@ async function wave(
       continue;
     }
     const { error } = answer;
-    const { statusCode, status } = error instanceof RequestError ? error : {};
     const earlier = targets.slice(0, i).map((t) => t.ref);
-    if (batchPrerequisite(target.ref, statusCode, status, earlier) === undefined) {
+    if (batchPrerequisite(target.ref, error.statusCode, error.status, earlier) === undefined) {
       failures.push({ resource: target.ref, error });
       continue;
     }
@@ -204,8 +189,8 @@ async function waveAndQuotas(
     namespace === undefined ? undefined : readQuotas(op, namespace),
     wave(op, targets, flags, mode),
   ]);
-  if (waved.status === 'rejected') throw asError(waved.reason);
-  if (quotas.status === 'rejected') throw asError(quotas.reason);
+  if (waved.status === 'rejected') throw waved.reason;
+  if (quotas.status === 'rejected') throw quotas.reason;
   const { targets: sent, refs, deferred, unverified } = waved.value;
   // Which objects exist (200), or may (no dry-run answer), before anything says they will be applied.
   const unsure = new Set([...deferred, ...unverified.map((u) => u.target)]);
@@ -222,28 +207,17 @@ async function waveAndQuotas(
   const { failures, warnings } = quotaVerdict(namespace ?? '', read, created, op.redact);
   if (failures.length > 0) throw new OperationError('Preflight', [], failures);
   // Told only now that the objects will be applied: a refusal above applies nothing.
-  for (const { target, text } of unverified) tellUnverified(op, target, text);
+  for (const { target, text } of unverified) tell(op, 'OTC_DRY_RUN_UNVERIFIED', text, target.ref);
   for (const w of warnings) op.connection.notify({ ...w, operation: op.operation }, op.warnings);
   return waved.value;
-}
-
-/** A failure at one target of the applies in order: OperationError('Apply') with the refs before it. */
-function partWay(error: unknown, before: readonly CreatedRef[], target: Target): Error {
-  if (error instanceof OperationError && error.operation === 'Apply')
-    return new OperationError('Apply', [...before, ...error.resources], error.failures);
-  const failure = asRequestError(error, 'Apply', target.ref);
-  return new OperationError('Apply', [...before], [{ resource: target.ref, error: failure }]);
 }
 
 /**
  * create()'s adoption check before the first write: reads each target and refuses any this field
  * manager does not manage, or takes it over with `adopt` (said each); a failed read refuses too.
  * OperationError('Preflight'): nothing written (docs/ownership.md).
- *
- * @example
- * await checkAdoption(op, existing, { fieldManager: 'mini-scheduler', dryRun: false });
  */
-export async function checkAdoption(
+async function checkAdoption(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
@@ -275,9 +249,6 @@ export async function checkAdoption(
 /**
  * create() with the pre-flight: the dry-run wave, then (unless `flags.dryRun`) the applies in
  * order, a deferred object dry-run again right before its write. `mode` retypes untyped refusals.
- *
- * @example
- * const refs = await createChecked(op, typed, { fieldManager: 'mini-scheduler', dryRun: false }, 'Strict');
  */
 export async function createChecked(
   op: OperationContext,
@@ -292,43 +263,26 @@ export async function createChecked(
       tell(op, 'OTC_CREATED_BY_POST', createdByPostText(target.ref, true), target.ref);
     return refs.map((ref) => ({ ...ref, dryRun: true }));
   }
-  const written: CreatedRef[] = [];
-  for (const target of targets) {
-    try {
-      const next = deferred.has(target) ? await dryRunDeferred(op, target, flags, mode) : target;
-      written.push(...(await applyAll(op, [next], flags)));
-    } catch (error) {
-      throw partWay(error, written, target);
-    }
-  }
-  return written;
+  return applyAll(op, targets, flags, (target) =>
+    deferred.has(target) ? dryRunDeferred(op, target, flags, mode) : target,
+  );
 }
 
 /**
- * create() with `preflight: 'schema'`: the applies in order (dry runs under `flags.dryRun`, except
- * kinds whose dry run may write, said unverified as the pre-flight says them).
- *
- * @example
- * const refs = await createTypedOnly(op, typed, { fieldManager: 'mini-scheduler', dryRun: true });
+ * create() with `preflight: 'schema'`: the adoption check (no dry run said which objects exist, so
+ * all are read), then the applies in order (dry runs under `flags.dryRun`, except kinds whose dry run
+ * may write, said unverified as the pre-flight says them).
  */
 export async function createTypedOnly(
   op: OperationContext,
   targets: readonly Target[],
   flags: ApplyFlags,
 ): Promise<CreatedRef[]> {
+  await checkAdoption(op, targets, flags);
   if (!flags.dryRun) return applyAll(op, targets, flags);
-  const refs: CreatedRef[] = [];
-  for (const target of targets) {
-    if (dryRunMayWrite(target.ref)) {
-      tellUnverified(op, target, notDryRunText(target.ref));
-      refs.push({ ...target.ref, created: true, dryRun: true });
-      continue;
-    }
-    try {
-      refs.push(...(await applyAll(op, [target], flags)));
-    } catch (error) {
-      throw partWay(error, refs, target);
-    }
-  }
-  return refs;
+  return applyAll(op, targets, flags, (target) => {
+    if (!dryRunMayWrite(target.ref)) return target;
+    tell(op, 'OTC_DRY_RUN_UNVERIFIED', notDryRunText(target.ref), target.ref);
+    return { ...target.ref, created: true, dryRun: true };
+  });
 }

@@ -11,8 +11,7 @@ export type { KubernetesStatus, ProblemKind, ProblemObject, ValidationProblem } 
  * A Kubernetes object as plain JSON.
  *
  * @example
- * const objects: ocp.KubernetesObject[] = await ocp.process('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers', api });
- * for (const o of objects) console.log(o.kind, o.metadata?.name, o.metadata?.labels?.app);
+ * for (const o of objects) console.log(o.kind, o.metadata?.name);
  */
 export interface KubernetesObject {
   apiVersion?: string;
@@ -34,9 +33,7 @@ export interface KubernetesObject {
  * `template.openshift.io/v1`. It is never modified.
  *
  * @example
- * import { readFileSync } from 'node:fs';
  * const template = JSON.parse(readFileSync('worker-template.json', 'utf8')) as ocp.TemplateObject;
- * const objects = await ocp.process(template, { VM_NAME: 'w1' }, { namespace: 'workers', api });
  */
 export interface TemplateObject extends KubernetesObject {
   kind: 'Template';
@@ -54,9 +51,8 @@ export interface TemplateObject extends KubernetesObject {
 export type TemplateParameters = Readonly<Record<string, string | number | boolean>>;
 
 /**
- * Milliseconds per request, one number for both limits or each apart: `connect` bounds the TCP and
- * TLS handshake, `read` each wait for data; their sum bounds the whole request, retries and 429
- * waits included (`OTC_RESPONSE_TIMEOUT`, `OTC_THROTTLED`).
+ * Milliseconds per request, one number for both limits or each apart: `connect` bounds the handshake,
+ * `read` each wait for data; their sum bounds the whole request, retries included (docs/connection.md).
  *
  * @example
  * await ocp.get({ namespace: 'workers', resources: refs, api, requestTimeout: { connect: 5_000, read: 120_000 } });
@@ -117,7 +113,6 @@ export interface CommonOptions {
  *
  * @example
  * const job: ocp.TemplateOptions = { namespace: 'workers', templateNamespace: 'infra', labels: { job: 'nightly' }, api };
- * await ocp.delete('worker-template', params, job);
  */
 export interface TemplateOptions extends CommonOptions {
   /** Namespace of the stored Template. Default: `namespace`. Refused with a Template object. */
@@ -133,8 +128,7 @@ export interface TemplateOptions extends CommonOptions {
  * the first 404; `'null'` returns `null` in its place.
  *
  * @example
- * const missing: ocp.Missing = 'null';
- * const live = await ocp.get({ namespace: 'workers', resources: refs, api, missing });
+ * const live = await ocp.get({ namespace: 'workers', resources: refs, api, missing: 'null' });
  */
 export type Missing = 'error' | 'null';
 
@@ -158,19 +152,16 @@ export interface GetOptions extends TemplateOptions {
 export interface CreateOptions extends TemplateOptions {
   /** Server-side apply field manager. Default `'mini-scheduler'`. */
   fieldManager?: string | undefined;
-  /** Validate without persisting (`dryRun=All`). An `ImageStreamTag` or `ImageTag`, whose dry run may write
-   * on older servers, is not sent (`OTC_DRY_RUN_UNVERIFIED`). */
+  /** Validate without persisting (`dryRun=All`); an `ImageStreamTag` or `ImageTag` is not sent (docs/preflight.md). */
   dryRun?: boolean | undefined;
-  /** Typing against the server's OpenAPI v3 schema before the first apply (kubectl's `--validate`): `'Strict'`
-   * (default) refuses any problem, naming every path; `'Warn'` drops undeclared fields from the applied copy,
-   * warning each; `'Ignore'` drops them silently. Wrong types are refused in every mode. Not sent to the server. */
+  /** Typing against the server's schema before the first apply: `'Strict'` (default) refuses any problem;
+   * `'Warn'` drops undeclared fields, warning each; `'Ignore'` drops them silently (docs/typing.md). */
   fieldValidation?: FieldValidation | undefined;
-  /** `'server'` (default): after typing every object is applied with `dryRun=All`, all at once, and nothing
-   * is written unless all pass (else an `OperationError`, `operation: 'Preflight'`); under `dryRun` that wave
-   * is the whole call. `'schema'`: typing only, then the applies in order. */
+  /** `'server'` (default): every object dry-run at once, nothing written unless all pass; `'schema'`: typing
+   * only (docs/preflight.md). */
   preflight?: 'server' | 'schema' | undefined;
-  /** Take over an existing object this `fieldManager` does not manage (`OTC_ADOPTED` each). Default `false`:
-   * such an object refuses the create in the pre-flight (`OTC_NOT_ADOPTED`), nothing written. */
+  /** Take over an existing object this `fieldManager` does not manage; by default it refuses the create
+   * (`OTC_NOT_ADOPTED`, nothing written). */
   adopt?: boolean | undefined;
 }
 
@@ -216,8 +207,6 @@ export interface DeleteOptions extends TemplateOptions {
  *
  * @example
  * const saved: ocp.ReferenceOptions = { namespace: 'workers', resources: refs, api };
- * const live = await ocp.get(saved);
- * await ocp.delete(saved);
  */
 export interface ReferenceOptions extends CommonOptions {
   /** The objects to read or delete, e.g. the result of `create()`. */
@@ -256,7 +245,6 @@ export interface ReferenceDeleteOptions extends ReferenceOptions {
  *
  * @example
  * await using api: ocp.Connection = await ocp.connect();
- * await Promise.all(['w1', 'w2'].map((VM_NAME) => ocp.create('worker-template', { VM_NAME }, { namespace: 'workers', api })));
  */
 export interface Connection {
   /** The API server URL. */

@@ -1,15 +1,13 @@
 // What a ValidationError found, for a program, and the Status a server answers a refusal with.
 
 /**
- * The kind of one {@link ValidationProblem}: bad input (`'argument'`, `'parameter'`); a rendered
- * object that cannot be applied safely (`'identity'` to `'duplicate'`); typing against the server's
- * schema (`'undeclared'` to `'no-type'`; `'conversion'`: a value the Go type will not take); the
- * environment (`'not-served'` onwards). `fieldValidation: 'Warn'` drops `'undeclared'` and
+ * The kind of one {@link ValidationProblem}: bad input (`'argument'`, `'parameter'`), an object that
+ * cannot be applied safely (`'identity'` to `'duplicate'`), typing (`'undeclared'` to `'no-type'`) or
+ * the environment (`'not-served'` onwards). `fieldValidation: 'Warn'` drops `'undeclared'` and
  * `'server-set'` fields; every other kind is refused in every mode. New kinds may come in a minor release.
  *
  * @example
- * const typing: ocp.ProblemKind[] = ['undeclared', 'server-set', 'type', 'keyed-list', 'conversion', 'no-type'];
- * const typingOnly = error.problems.every((p) => typing.includes(p.kind));
+ * const undeclaredOnly = error.problems.every((p) => p.kind === 'undeclared');
  */
 export type ProblemKind =
   | 'argument'
@@ -67,8 +65,7 @@ export interface ValidationProblem {
  * A Kubernetes `Status` body, as the API server sends it with an error.
  *
  * @example
- * const status: ocp.KubernetesStatus | undefined = error instanceof ocp.RequestError ? error.status : undefined;
- * for (const cause of status?.details?.causes ?? []) console.error(cause.field, cause.reason, cause.message);
+ * for (const cause of error.status?.details?.causes ?? []) console.error(cause.field, cause.message);
  */
 export interface KubernetesStatus {
   kind?: string;

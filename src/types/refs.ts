@@ -6,7 +6,6 @@ import type { ObjectIdentity } from './warnings.ts';
  *
  * @example
  * const ref: ocp.ResourceRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'workers', name: 'w1-config' };
- * const [config] = await ocp.get({ namespace: 'workers', resources: [ref], api });
  */
 export interface ResourceRef extends ObjectIdentity {
   /** The object's UID; reference-mode `delete()` sends it as a precondition. */
@@ -21,8 +20,7 @@ export interface ResourceRef extends ObjectIdentity {
  * A ref from `create()`: `created` is always set.
  *
  * @example
- * const refs: ocp.CreatedRef[] = await ocp.create('worker-template', { VM_NAME: 'w1' }, { namespace: 'workers', api });
- * const takenOver = refs.filter((r) => !r.created);
+ * const takenOver = refs.filter((r: ocp.CreatedRef) => !r.created);
  */
 export interface CreatedRef extends ResourceRef {
   created: boolean;
@@ -32,7 +30,6 @@ export interface CreatedRef extends ResourceRef {
  * One object of a `delete()` result: its ref and what the delete did with it.
  *
  * @example
- * const results: ocp.DeleteResult[] = await ocp.delete('worker-template', params, { ...job, api });
  * for (const r of results) if (r.deletion === 'left-alone') console.warn(r.name, r.reason, r.managers);
  */
 export interface DeleteResult extends ResourceRef {

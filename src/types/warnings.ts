@@ -1,22 +1,12 @@
 // What a warning is, for a program: a stable code, the object it is about, a field's path.
 
 /**
- * What a {@link ServerWarning} is about (docs/errors.md has each one's cause):
- * `'OTC_SERVER_WARNING'` the API server's own (`Warning: 299`); `'OTC_FIELD_DROPPED'` a field (`path`)
- * removed under `fieldValidation: 'Warn'`; `'OTC_APPLIED_UNTYPED'` objects applied without a schema;
- * `'OTC_CREATED_BY_POST'` a legacy Role or RoleBinding created by POST; `'OTC_NAMESPACE_ABSENT'` a
- * delete into a missing namespace; `'OTC_NOT_OWNED'`, `'OTC_REPLACED'`, `'OTC_NOT_RELINQUISHED'` an
- * object a delete left alone; `'OTC_DRY_RUN_UNVERIFIED'` an object applied without a dry run;
- * `'OTC_QUOTA_EXCEEDED_BY_BATCH'` a ResourceQuota the batch may exceed; `'OTC_QUOTA_UNCHECKED'` quotas
- * not readable; `'OTC_ADOPTED'` an existing object taken over under `adopt: true`.
- *
- * New codes may be added in a minor release; treat one you do not know as informational.
+ * What a {@link ServerWarning} is about: `'OTC_SERVER_WARNING'` the API server's own (`Warning: 299`),
+ * every other code one of the library's (docs/errors.md has each one's cause). New codes may be
+ * added in a minor release; treat one you do not know as informational.
  *
  * @example
- * const onWarning: ocp.WarningHandler = (w) => {
- *   if (w.code === 'OTC_FIELD_DROPPED') metrics.increment('dropped', { path: w.path ?? '' });
- *   else console.warn(w.code, w.text);
- * };
+ * const onWarning: ocp.WarningHandler = (w) => console.warn(w.code, w.path ?? '', w.text);
  */
 export type WarningCode =
   | 'OTC_SERVER_WARNING'
@@ -50,8 +40,7 @@ export interface ObjectIdentity {
  * of the library's own; `code` tells them apart. Secret values are `[redacted]` in its text.
  *
  * @example
- * const log = (w: ocp.ServerWarning): void => console.warn(w.code, w.operation, w.target?.kind, w.target?.name, w.path, w.text);
- * await ocp.create('worker-template', params, { namespace: 'workers', api, onWarning: log });
+ * const log = (w: ocp.ServerWarning): void => console.warn(w.code, w.operation, w.target?.name, w.text);
  */
 export interface ServerWarning {
   /** The server's text, as it wrote it, or the library's sentence (values it must not print are `[redacted]`). */
@@ -71,12 +60,6 @@ export interface ServerWarning {
  * `onWarning` replaces the Connection's; to keep both, call the Connection's from it.
  *
  * @example
- * const onWarning: ocp.WarningHandler = (w) => console.warn(`[${w.operation}] ${w.code} ${w.target?.name ?? ''}: ${w.text}`);
- * const api = await ocp.connect({ onWarning });
- * const job: ocp.WarningHandler = (w) => {
- *   onWarning(w); // chained: an operation's handler replaces the Connection's
- *   if (w.code === 'OTC_NOT_OWNED') keptObjects.push(w.target);
- * };
- * await ocp.delete('worker-template', params, { namespace: 'workers', api, onWarning: job });
+ * const api = await ocp.connect({ onWarning: (w) => console.warn(w.code, w.text) });
  */
 export type WarningHandler = (warning: ServerWarning) => void;
