@@ -66,6 +66,8 @@ export async function handshake(settings: HandshakeSettings): Promise<TLSSocket>
       ...(settings.ticket ? { session: settings.ticket } : {}),
     });
     socket.on('session', settings.onTicket);
+    // Small requests and frames must not wait for the previous segment's acknowledgement (Nagle).
+    socket.setNoDelay(true);
     await whenReady(socket, 'secureConnect', signal);
     // Keep-alive probes travel on the TCP connection: to the proxy when there is one.
     (tunnel ?? socket).setKeepAlive(true, 30_000);

@@ -84,16 +84,7 @@ export class Transport {
         this.#spare = undefined;
         return spare;
       },
-      tunnel: () => (this.#settings.through ? this.#handshake(['http/1.1']) : undefined),
-      direct: () => ({
-        ...this.#settings.tls,
-        timeout: this.#settings.connectTimeout,
-        keepAlive: true,
-        keepAliveInitialDelay: 30_000,
-        allowH2: false,
-        ...(this.#ticket ? { session: this.#ticket } : {}),
-      }),
-      keepTicket: this.#keepTicket,
+      handshake: () => this.#handshake(['http/1.1']),
     });
   }
 
@@ -108,26 +99,24 @@ export class Transport {
 
   send(exchange: Exchange): Promise<Answer> {
     const session = this.#usableSession();
-    return session === undefined ? this.#sendWhenReady(exchange) : this.#onSession(session, exchange);
+    if (session) return this.#attempts(session, exchange);
+    return this.#h2Session(exchange.signal).then((opened) => this.#attempts(opened, exchange));
   }
 
-  /** The way when no session can take a stream at once: open one, check one, or HTTP/1.1. */
-  async #sendWhenReady(exchange: Exchange): Promise<Answer> {
-    const session = await this.#h2Session(exchange.signal);
-    return session === undefined ? this.#viaH1(exchange) : this.#onSession(session, exchange);
-  }
-
-  async #onSession(session: ClientHttp2Session, exchange: Exchange): Promise<Answer> {
+  /**
+   * One attempt on `session`, or on the HTTP/1.1 pool when there is none; over HTTP/2 once more on
+   * a fresh session when the server said it did not process the stream (a refused stream, a
+   * GOAWAY's last-stream-id below it).
+   */
+  async #attempts(session: ClientHttp2Session | undefined, exchange: Exchange): Promise<Answer> {
     try {
-      return await this.#viaH2(session, exchange);
+      return await this.#attempt(session, exchange);
     } catch (error) {
+      if (session === undefined) throw error;
       // Silence may mean the connection died without a word (a load balancer failed over): ask.
       if (error instanceof ReadTimeoutError) void this.#alive(session);
       if (!(error instanceof RefusedStreamError)) throw error;
-      // Unprocessed by the server's own word (a refused stream, a GOAWAY's last-stream-id below
-      // it); once more on a fresh session.
-      const fresh = await this.#h2Session(exchange.signal);
-      return fresh === undefined ? this.#viaH1(exchange) : this.#viaH2(fresh, exchange);
+      return this.#attempt(await this.#h2Session(exchange.signal), exchange);
     }
   }
 
@@ -147,17 +136,11 @@ export class Transport {
     return current && !current.closed && !current.destroyed ? current : undefined;
   }
 
-  /** One attempt on a stream, traced when someone listens. */
-  #viaH2(session: ClientHttp2Session, exchange: Exchange): Promise<Answer> {
-    const { traced } = exchange;
-    if (traced === undefined) return sendH2(session, exchange, this.#book);
-    return traced(() => sendH2(session, exchange, this.#book), 'h2');
-  }
-
-  /** One attempt on the HTTP/1.1 pool, traced when someone listens. */
-  #viaH1(exchange: Exchange): Promise<Answer> {
-    const send = (): Promise<Answer> => this.#h1.send(exchange);
-    return exchange.traced ? exchange.traced(send, 'http/1.1') : send();
+  /** One attempt on a stream of `session`, else on the HTTP/1.1 pool, traced when someone listens. */
+  #attempt(session: ClientHttp2Session | undefined, exchange: Exchange): Promise<Answer> {
+    const send = (): Promise<Answer> =>
+      session ? sendH2(session, exchange, this.#book) : this.#h1.send(exchange);
+    return exchange.traced ? exchange.traced(send, session ? 'h2' : 'http/1.1') : send();
   }
 
   /**
@@ -290,23 +273,18 @@ export class Transport {
       }
     }).then((ok) => {
       this.#checks.delete(session);
-      if (ok) this.#heard.set(session, performance.now());
-      else this.#retire(session);
+      if (ok) {
+        this.#heard.set(session, performance.now());
+      } else {
+        if (this.#session === session) this.#session = undefined;
+        session.destroy();
+      }
       if (!session.destroyed && (this.#active.get(session) ?? 0) === 0) session.unref();
       return ok;
     });
     this.#checks.set(session, check);
     return check;
   }
-
-  #retire(session: ClientHttp2Session): void {
-    if (this.#session === session) this.#session = undefined;
-    session.destroy();
-  }
-
-  readonly #keepTicket = (ticket: Buffer): void => {
-    this.#ticket = ticket;
-  };
 
   /** A session with streams in flight keeps the process alive; an idle one does not. */
   #track(session: ClientHttp2Session, change: 1 | -1): void {
@@ -326,7 +304,9 @@ export class Transport {
       connectTimeout: this.#settings.connectTimeout,
       protocols,
       ticket: this.#ticket,
-      onTicket: this.#keepTicket,
+      onTicket: (ticket) => {
+        this.#ticket = ticket;
+      },
       signal: this.#closing.signal,
       through: this.#settings.through,
     });
