@@ -56,15 +56,10 @@ export function headerValues(value: string | string[] | undefined): string[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** A stream in flight, as the transport can end it (an abort of everything at close()). */
-export interface InFlight {
-  fail(error: Error): void;
-}
-
-/** What the transport keeps of each stream in flight: its count per session, and a way to end it. */
+/** What the transport keeps of each HTTP/2 session: its streams in flight, and what it heard. */
 export interface StreamBook {
-  opened(session: ClientHttp2Session, stream: InFlight): void;
-  closed(session: ClientHttp2Session, stream: InFlight): void;
+  /** A stream opened (1) or ended (-1) on this session. */
+  track(session: ClientHttp2Session, change: 1 | -1): void;
   /** The server answered on this session: it is alive. */
   heard(session: ClientHttp2Session): void;
   /** The last-stream-id of the GOAWAY the session received, if any: streams above it were not processed. */
@@ -90,7 +85,7 @@ type Carrying = ClientHttp2Stream & { [EXCHANGE]: StreamExchange };
  * (node:http2 calls them with the stream as `this`), and it is the signal's listener itself
  * (`handleEvent`): a burst's thousands of streams allocate one object each, not a closure per event.
  */
-class StreamExchange implements InFlight {
+class StreamExchange {
   /** The answer's status and headers, once they came. */
   head: Omit<Answer, 'text'> | undefined;
   announced: number | undefined;
@@ -130,7 +125,7 @@ class StreamExchange implements InFlight {
     this.settled = true;
     this.request.signal?.removeEventListener('abort', this);
     this.stream.setTimeout(0);
-    this.book.closed(this.session, this);
+    this.book.track(this.session, -1);
     return true;
   }
 
@@ -209,12 +204,9 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
   const { signal } = exchange;
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   let stream: ClientHttp2Stream;
-  const headers: Record<string, string> = { ':method': exchange.method, ':path': exchange.path };
-  for (const name in exchange.headers) {
-    const value = exchange.headers[name];
-    if (value !== undefined) headers[name.toLowerCase()] = value;
-  }
   try {
+    // node:http2 lower-cases the header names and sends the pseudo-headers first.
+    const headers = { ...exchange.headers, ':method': exchange.method, ':path': exchange.path };
     stream = session.request(headers, { endStream: exchange.body === undefined });
   } catch (error) {
     // The session closed between the transport's check and the request: nothing was sent.
@@ -223,7 +215,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
   return new Promise<Answer>((resolve, reject) => {
     const carried = new StreamExchange(stream, session, book, exchange, { resolve, reject });
     (stream as Carrying)[EXCHANGE] = carried;
-    book.opened(session, carried);
+    book.track(session, 1);
     stream.setTimeout(exchange.readTimeout, onTimeout);
     stream.on('response', onResponse);
     stream.on('data', onData);

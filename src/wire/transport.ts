@@ -4,7 +4,7 @@
 // handshake.ts, a tunnel tunnel.ts.
 import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import { type Answer, type Exchange, type InFlight, sendH2, type StreamBook } from './h2.ts';
+import { type Answer, type Exchange, sendH2, type StreamBook } from './h2.ts';
 import { Http1Pool } from './h1.ts';
 import { handshake, type HandshakeProxy } from './handshake.ts';
 import type { Undici } from '../util/runtime.ts';
@@ -50,21 +50,23 @@ export class Transport {
   #opening: Promise<ClientHttp2Session | undefined> | undefined;
   /** The negotiating handshake's socket when the server chose HTTP/1.1: the pool's first socket. */
   #spare: TLSSocket | undefined;
-  /** Streams in flight per session (a replaced session may still finish some), and how to end each. */
+  /** Streams in flight per session (a replaced session may still finish some). */
   readonly #active = new WeakMap<ClientHttp2Session, number>();
-  readonly #inFlight = new Set<InFlight>();
+  /** Every session not yet closed, the replaced ones included: close() ends them all. */
+  readonly #sessions = new Set<ClientHttp2Session>();
   /** When each session last answered anything (response headers or a PING acknowledgement). */
   readonly #heard = new WeakMap<ClientHttp2Session, number>();
   /** The health check under way per session, shared by everyone who waits for it. */
   readonly #checks = new WeakMap<ClientHttp2Session, Promise<boolean>>();
   readonly #book: StreamBook = {
-    opened: (session, stream) => {
-      this.#inFlight.add(stream);
-      this.#track(session, 1);
-    },
-    closed: (session, stream) => {
-      this.#inFlight.delete(stream);
-      this.#track(session, -1);
+    // A session with streams in flight keeps the process alive; an idle one does not.
+    track: (session, change) => {
+      const active = (this.#active.get(session) ?? 0) + change;
+      this.#active.set(session, active);
+      if (session.destroyed) return;
+      // Only on the edges, so a burst of streams refs the session once.
+      if (active === 1 && change === 1) session.ref();
+      else if (active === 0) session.unref();
     },
     heard: (session) => {
       this.#heard.set(session, performance.now());
@@ -165,8 +167,8 @@ export class Transport {
     if (this.closed) return;
     const closed = new ConnectionClosedError();
     this.#closing.abort(closed);
-    for (const stream of [...this.#inFlight]) stream.fail(closed);
-    this.#session?.destroy();
+    // node:http2 fails each stream in flight with the session's error.
+    for (const session of this.#sessions) session.destroy(closed);
     this.#session = undefined;
     this.#spare?.destroy();
     this.#spare = undefined;
@@ -230,7 +232,11 @@ export class Transport {
       this.#lastProcessed.set(session, Math.min(last, this.#lastProcessed.get(session) ?? last));
       forget();
     });
-    session.on('close', forget);
+    session.on('close', () => {
+      forget();
+      this.#sessions.delete(session);
+    });
+    this.#sessions.add(session);
     session.unref();
     this.#heard.set(session, performance.now());
     this.#session = session;
@@ -252,26 +258,17 @@ export class Transport {
   #alive(session: ClientHttp2Session): Promise<boolean> {
     const running = this.#checks.get(session);
     if (running) return running;
+    let timer: NodeJS.Timeout | undefined;
     const check = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        resolve(false);
-      }, this.#settings.health.pingTimeoutMs);
-      const done = (ok: boolean): void => {
-        clearTimeout(timer);
-        resolve(ok);
-      };
+      timer = setTimeout(resolve, this.#settings.health.pingTimeoutMs, false);
       try {
         session.ref();
-        if (
-          !session.ping((error) => {
-            done(error === null);
-          })
-        )
-          done(false);
+        if (!session.ping((error) => resolve(error === null))) resolve(false);
       } catch {
-        done(false);
+        resolve(false);
       }
     }).then((ok) => {
+      clearTimeout(timer);
       this.#checks.delete(session);
       if (ok) {
         this.#heard.set(session, performance.now());
@@ -284,16 +281,6 @@ export class Transport {
     });
     this.#checks.set(session, check);
     return check;
-  }
-
-  /** A session with streams in flight keeps the process alive; an idle one does not. */
-  #track(session: ClientHttp2Session, change: 1 | -1): void {
-    const active = (this.#active.get(session) ?? 0) + change;
-    this.#active.set(session, active);
-    if (session.destroyed) return;
-    // Only on the edges, so a burst of streams refs the session once.
-    if (active === 1 && change === 1) session.ref();
-    else if (active === 0) session.unref();
   }
 
   /** A new connection to the server (through the proxy, if any), resuming the Connection's TLS session. */
