@@ -263,7 +263,10 @@ export class Transport {
       timer = setTimeout(resolve, this.#settings.health.pingTimeoutMs, false);
       try {
         session.ref();
-        if (!session.ping((error) => resolve(error === null))) resolve(false);
+        const sent = session.ping((error) => {
+          resolve(error === null);
+        });
+        if (!sent) resolve(false);
       } catch {
         resolve(false);
       }
