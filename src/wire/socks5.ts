@@ -29,16 +29,6 @@ const SOCKS_REPLIES: Record<number, string> = {
 /** The method choice (2), the authentication verdict (2) and the CONNECT reply's version and code. */
 const ANSWER_BYTES_READ = 6;
 
-/** Keeps the first bytes the proxy answers, which say how far the handshake came. */
-function watchAnswer(socket: Socket): { bytes: () => Buffer; stop: () => void } {
-  let seen = Buffer.alloc(0);
-  const onData = (chunk: Buffer): void => {
-    if (seen.length < ANSWER_BYTES_READ) seen = Buffer.concat([seen, chunk]).subarray(0, ANSWER_BYTES_READ);
-  };
-  socket.on('data', onData);
-  return { bytes: () => seen, stop: () => socket.off('data', onData) };
-}
-
 /** Why the handshake failed, from the proxy's answer so far; `cause` is the package's message. */
 function failure(seen: Buffer, settings: SocksSettings, cause: Error): ProxyError {
   const { proxy } = settings;
@@ -77,7 +67,12 @@ export async function socksTunnel(socket: Socket, settings: SocksSettings): Prom
     throw new ProxyError(proxy, `the server's host name is longer than the 255 bytes SOCKS5 can carry`);
   // Loaded here, not at import: only a Connection through a SOCKS5 proxy needs it.
   const { SocksClient } = await import('socks');
-  const answer = watchAnswer(socket);
+  // The first bytes the proxy answers say how far the handshake came.
+  let seen = Buffer.alloc(0);
+  const watch = (chunk: Buffer): void => {
+    if (seen.length < ANSWER_BYTES_READ) seen = Buffer.concat([seen, chunk]).subarray(0, ANSWER_BYTES_READ);
+  };
+  socket.on('data', watch);
   try {
     await SocksClient.createConnection({
       command: 'connect',
@@ -94,8 +89,8 @@ export async function socksTunnel(socket: Socket, settings: SocksSettings): Prom
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw failure(answer.bytes(), settings, new Error(message));
+    throw failure(seen, settings, new Error(message));
   } finally {
-    answer.stop();
+    socket.off('data', watch);
   }
 }

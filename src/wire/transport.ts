@@ -154,9 +154,8 @@ export class Transport {
     this.#generation += 1;
     this.#settings = { ...this.#settings, tls: { ...this.#settings.tls, ...certificate } };
     this.#ticket = undefined;
-    const session = this.#session;
+    this.#liveSession()?.close();
     this.#session = undefined;
-    if (session && !session.closed && !session.destroyed) session.close();
     this.#spare?.destroy();
     this.#spare = undefined;
     this.#h1.renew();
