@@ -1,17 +1,13 @@
 // The bounded HTTP/1.1 pool of one Connection, on undici: at most `maxSockets` keep-alive sockets,
-// the first of them the negotiating handshake's, each later one resuming the Connection's TLS
-// session, or a tunnel of its own through the proxy.
+// the first of them the negotiating handshake's, each later one a handshake of the transport's own
+// (resuming the Connection's TLS session, through the proxy if there is one).
 import type { TLSSocket } from 'node:tls';
-import type { Answer, Exchange } from './h2.ts';
+import { type Answer, type Exchange, headerValues } from './h2.ts';
 import type { Undici } from '../util/runtime.ts';
-import { headerValues } from './headers.ts';
 import { isReadTimeout, MAX_ANSWER_BYTES } from './wire-errors.ts';
 
-type Agent = InstanceType<Undici['Agent']>;
-type OriginPool = InstanceType<Undici['Pool']> | InstanceType<Undici['Client']>;
-type Connector = ReturnType<Undici['buildConnector']>;
-type ConnectTarget = Parameters<Connector>[0];
-type ConnectCallback = Parameters<Connector>[1];
+type OriginPool = InstanceType<Undici['Pool']>;
+type ConnectCallback = Parameters<ReturnType<Undici['buildConnector']>>[1];
 
 /**
  * How long an idle socket stays in the pool when the server does not say (kube-apiserver never
@@ -27,23 +23,15 @@ export interface SocketSource {
   maxSockets: number;
   /** The negotiating handshake's socket, handed over once: the pool's first socket. */
   takeSpare(): TLSSocket | undefined;
-  /** A new socket through the proxy; undefined when connections are direct. */
-  tunnel(): Promise<TLSSocket> | undefined;
-  /** undici connector options for a direct socket, with the newest ticket to resume. */
-  direct(): Record<string, unknown>;
-  keepTicket(ticket: Buffer): void;
+  /** A new socket to the server, offering HTTP/1.1 only. */
+  handshake(): Promise<TLSSocket>;
 }
 
 export class Http1Pool {
   readonly #undici: Undici;
   readonly #source: SocketSource;
-  #agent: Agent;
-  /** The origin pools of the current Agent (one: the Connection has one origin). */
-  #members = new Set<OriginPool>();
-  /**
-   * The origin pools of retired Agents, still finishing what they carry: an undici Agent forgets
-   * its pools once close() is called, so a later destroy() would not reach them.
-   */
+  #pool: OriginPool;
+  /** Pools renew() retired, still finishing what they carry: destroy() ends them too. */
   readonly #retiring = new Set<OriginPool>();
   /** Sockets open now, retired pools' included: connects past maxSockets wait for one to close. */
   #open = 0;
@@ -58,153 +46,101 @@ export class Http1Pool {
   constructor(undici: Undici, source: SocketSource) {
     this.#undici = undici;
     this.#source = source;
-    this.#agent = this.#createAgent();
+    this.#pool = this.#createPool();
   }
 
   async send(exchange: Exchange): Promise<Answer> {
-    const agent = this.#agent;
+    const pool = this.#pool;
     try {
-      return await this.#sendOn(agent, exchange);
+      const response = await pool.request({
+        path: exchange.path,
+        method: exchange.method,
+        headers: exchange.headers,
+        body: exchange.body ?? null,
+        headersTimeout: exchange.readTimeout,
+        bodyTimeout: exchange.readTimeout,
+        // undici closes the socket after a DELETE with a body unless told the server expects one
+        // (undici lib/dispatcher/client-h1.js, writeBuffer); the API server reads DeleteOptions there.
+        ...(exchange.method === 'DELETE' ? { reset: false } : {}),
+        ...(exchange.signal ? { signal: exchange.signal } : {}),
+      });
+      return {
+        code: response.statusCode,
+        text: await response.body.text(),
+        retryAfter: headerValues(response.headers['retry-after'])[0],
+        warnings: headerValues(response.headers.warning),
+        etag: headerValues(response.headers.etag)[0],
+      };
     } catch (error) {
       // Silence may mean the connection died without a word, and its idle neighbours with it:
       // each would fail one more operation. undici drops the silent socket itself.
-      if (agent === this.#agent && isReadTimeout(error)) this.renew();
+      if (pool === this.#pool && isReadTimeout(error)) this.renew();
       throw error;
     }
   }
 
-  async #sendOn(agent: Agent, exchange: Exchange): Promise<Answer> {
-    const response = await agent.request({
-      origin: this.#source.origin,
-      path: exchange.path,
-      method: exchange.method,
-      headers: exchange.headers,
-      body: exchange.body ?? null,
-      headersTimeout: exchange.readTimeout,
-      bodyTimeout: exchange.readTimeout,
-      // undici closes the socket after a DELETE with a body unless told the server expects one
-      // (undici lib/dispatcher/client-h1.js, writeBuffer); the API server reads DeleteOptions there.
-      ...(exchange.method === 'DELETE' ? { reset: false } : {}),
-      ...(exchange.signal ? { signal: exchange.signal } : {}),
-    });
-    const retryAfter = response.headers['retry-after'];
-    return {
-      code: response.statusCode,
-      text: await response.body.text(),
-      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-      warnings: headerValues(response.headers.warning),
-      etag: Array.isArray(response.headers.etag) ? response.headers.etag[0] : response.headers.etag,
-    };
-  }
-
   /** New sockets from now on; the old ones finish what they carry and close. */
   renew(): void {
-    const agent = this.#agent;
-    const members = this.#members;
-    this.#members = new Set();
-    this.#agent = this.#createAgent();
-    for (const member of members) this.#retiring.add(member);
-    agent
+    const pool = this.#pool;
+    this.#pool = this.#createPool();
+    this.#retiring.add(pool);
+    pool
       .close()
-      .catch(() => agent.destroy())
-      .finally(() => {
-        for (const member of members) this.#retiring.delete(member);
-      });
+      .catch(() => pool.destroy())
+      .finally(() => this.#retiring.delete(pool));
   }
 
-  /** Ends every request in flight, retired sockets' included, with `error`. */
+  /** Ends every request in flight, retired pools' included, with `error`. */
   async destroy(error: Error): Promise<void> {
-    const retired = [...this.#retiring];
+    const pools = [this.#pool, ...this.#retiring];
     this.#retiring.clear();
     for (const waiting of this.#waiting.splice(0)) waiting.stop(error);
-    await Promise.all([
-      this.#agent.destroy(error).catch(() => undefined),
-      ...retired.map((member) => member.destroy(error).catch(() => undefined)),
-    ]);
+    await Promise.all(pools.map((pool) => pool.destroy(error).catch(() => undefined)));
   }
 
-  /** undici keeps TLS sessions only through WeakRefs: each new socket gets the source's ticket. */
-  #createAgent(): Agent {
-    const undici = this.#undici;
+  #createPool(): OriginPool {
     const source = this.#source;
-    return new undici.Agent({
-      connect: (target, callback) => {
+    return new this.#undici.Pool(source.origin, {
+      connect: (_target, callback) => {
         const spare = source.takeSpare();
         if (spare && !spare.destroyed) {
           this.#open += 1;
           spare.once('close', this.#release);
           // Asynchronously, as a real connect: undici ignores a connector that answers at once.
           process.nextTick(callback, null, spare);
-          return;
-        }
-        if (this.#open < source.maxSockets) {
+        } else if (this.#open < source.maxSockets) {
           this.#open += 1;
-          return this.#dial(target, callback);
+          this.#dial(callback);
+        } else {
+          // A retired pool still holds sockets while it drains: this one waits for one to close.
+          this.#waiting.push({
+            dial: () => {
+              this.#dial(callback);
+            },
+            stop: (error) => {
+              callback(error, null);
+            },
+          });
         }
-        // A retired pool still holds sockets while it drains: this one waits for one to close.
-        this.#waiting.push({
-          dial: () => this.#dial(target, callback),
-          stop: (error) => {
-            callback(error, null);
-          },
-        });
-        return undefined;
       },
       connections: source.maxSockets,
       keepAliveTimeout: IDLE_SOCKET_MS,
       maxResponseSize: MAX_ANSWER_BYTES,
       allowH2: false,
-      // undici's own choice (lib/dispatcher/agent.js, defaultFactory), remembered for destroy().
-      factory: (origin, options) => {
-        const member =
-          (options as { connections?: number | null }).connections === 1
-            ? new undici.Client(origin, options)
-            : new undici.Pool(origin, options);
-        this.#members.add(member);
-        return member;
-      },
     });
   }
 
-  /**
-   * A new socket on a place already counted in #open: our tunnel through the proxy, or undici's
-   * connector. The place is given back once, when the socket closes or could not be had.
-   */
-  #dial(target: ConnectTarget, callback: ConnectCallback): TLSSocket | undefined {
-    const source = this.#source;
-    let held = true;
-    const release = (): void => {
-      if (held) this.#release();
-      held = false;
-    };
-    const tunnel = source.tunnel();
-    if (tunnel) {
-      tunnel.then(
-        (socket) => {
-          socket.once('close', release);
-          callback(null, socket);
-        },
-        (error: unknown) => {
-          release();
-          callback(error instanceof Error ? error : new Error(String(error)), null);
-        },
-      );
-      return undefined;
-    }
-    // Typed as returning nothing, undici's connector returns its socket, through which undici
-    // cancels a pending connect: it is passed on.
-    const connect = this.#undici.buildConnector(source.direct()) as (
-      ...args: Parameters<ReturnType<Undici['buildConnector']>>
-    ) => TLSSocket | undefined;
-    const socket = connect(target, (...result) => {
-      if (result[1])
-        (result[1] as TLSSocket).on('session', (ticket: Buffer) => {
-          source.keepTicket(ticket);
-        });
-      else release();
-      callback(...result);
-    });
-    socket?.once('close', release);
-    return socket;
+  /** A new socket on a place already counted in #open, given back when it closes or could not be had. */
+  #dial(callback: ConnectCallback): void {
+    this.#source.handshake().then(
+      (socket) => {
+        socket.once('close', this.#release);
+        callback(null, socket);
+      },
+      (error: unknown) => {
+        this.#release();
+        callback(error instanceof Error ? error : new Error(String(error)), null);
+      },
+    );
   }
 }

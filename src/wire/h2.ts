@@ -3,7 +3,6 @@
 // cut short is a failure, never a success.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpStatusHeader } from 'node:http2';
-import { headerValues } from './headers.ts';
 import {
   abortReason,
   AnswerTooLargeError,
@@ -51,15 +50,16 @@ export interface Answer {
   etag?: string | undefined;
 }
 
-/** A stream in flight, as the transport can end it (an abort of everything at close()). */
-export interface InFlight {
-  fail(error: Error): void;
+/** Header values as the transports give them: absent, one string, or one per header field. */
+export function headerValues(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
 }
 
-/** What the transport keeps of each stream in flight: its count per session, and a way to end it. */
+/** What the transport keeps of each HTTP/2 session: its streams in flight, and what it heard. */
 export interface StreamBook {
-  opened(session: ClientHttp2Session, stream: InFlight): void;
-  closed(session: ClientHttp2Session, stream: InFlight): void;
+  /** A stream opened (1) or ended (-1) on this session. */
+  track(session: ClientHttp2Session, change: 1 | -1): void;
   /** The server answered on this session: it is alive. */
   heard(session: ClientHttp2Session): void;
   /** The last-stream-id of the GOAWAY the session received, if any: streams above it were not processed. */
@@ -82,95 +82,91 @@ type Carrying = ClientHttp2Stream & { [EXCHANGE]: StreamExchange };
 
 /**
  * One stream's request and answer. Its listeners are shared functions that find it on the stream
- * (node:http2 calls them with the stream as `this`): a burst's thousands of streams allocate one
- * object each, not a closure per event.
+ * (node:http2 calls them with the stream as `this`), and it is the signal's listener itself
+ * (`handleEvent`): a burst's thousands of streams allocate one object each, not a closure per event.
  */
-class StreamExchange implements InFlight {
-  code = 0;
-  retryAfter: string | undefined;
-  warnings: string[] = [];
-  etag: string | undefined;
+class StreamExchange {
+  /** The answer's status and headers, once they came. */
+  head: Omit<Answer, 'text'> | undefined;
   announced: number | undefined;
   received = 0;
   readonly chunks: Buffer[] = [];
   settled = false;
-  readonly onAbort: (() => void) | undefined;
   readonly stream: ClientHttp2Stream;
   readonly session: ClientHttp2Session;
   readonly book: StreamBook;
-  readonly signal: AbortSignal | undefined;
-  readonly readTimeout: number;
-  readonly resolve: (answer: Answer) => void;
-  readonly reject: (error: Error) => void;
+  readonly request: Exchange;
+  readonly settle: { resolve: (answer: Answer) => void; reject: (error: Error) => void };
 
   constructor(
     stream: ClientHttp2Stream,
     session: ClientHttp2Session,
     book: StreamBook,
-    exchange: Exchange,
-    settle: { resolve: (answer: Answer) => void; reject: (error: Error) => void },
+    request: Exchange,
+    settle: StreamExchange['settle'],
   ) {
     this.stream = stream;
     this.session = session;
     this.book = book;
-    this.signal = exchange.signal;
-    this.readTimeout = exchange.readTimeout;
-    this.resolve = settle.resolve;
-    this.reject = settle.reject;
-    const { signal } = exchange;
-    if (signal) {
-      this.onAbort = () => {
-        this.fail(abortReason(signal));
-      };
-      signal.addEventListener('abort', this.onAbort, { once: true });
-    }
+    this.request = request;
+    this.settle = settle;
+    request.signal?.addEventListener('abort', this, { once: true });
   }
 
-  settle(): boolean {
+  /** The caller's signal fired. */
+  handleEvent(): void {
+    const { signal } = this.request;
+    if (signal) this.fail(abortReason(signal));
+  }
+
+  /** Ends the stream's bookkeeping, once: false when it had already ended. */
+  #done(): boolean {
     if (this.settled) return false;
     this.settled = true;
-    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+    this.request.signal?.removeEventListener('abort', this);
     this.stream.setTimeout(0);
-    this.book.closed(this.session, this);
+    this.book.track(this.session, -1);
     return true;
   }
 
   fail(error: Error): void {
-    if (!this.settle()) return;
+    if (!this.#done()) return;
     this.chunks.length = 0;
     // Only a reset: destroying the stream right after closing it is what wedges node:http2.
     if (!this.stream.closed) this.stream.close(CANCEL);
-    const refused = this.code === 0 && unprocessed(this.stream, this.book.lastProcessed(this.session), error);
-    this.reject(refused ? new RefusedStreamError(error) : error);
+    const last = this.book.lastProcessed(this.session);
+    const refused = this.head === undefined && unprocessed(this.stream, last, error);
+    this.settle.reject(refused ? new RefusedStreamError(error) : error);
   }
 
   end(): void {
-    // Most answers arrive in one piece: no copy for those.
-    const [only] = this.chunks;
-    const body = only !== undefined && this.chunks.length === 1 ? only : Buffer.concat(this.chunks);
+    const { head, chunks, announced } = this;
     // A session torn down ends its streams as if they were complete: no status, or a body
     // cut short, is a lost connection.
-    if (this.code === 0 || this.session.destroyed) {
+    if (head === undefined || this.session.destroyed) {
       this.fail(new ConnectionLostError());
       return;
     }
+    // Most answers arrive in one piece: no copy for those.
+    const body = chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
     // A reset with NO_ERROR also ends the stream; only the announced length tells it was cut.
-    if (this.announced !== undefined && body.length !== this.announced) {
-      this.fail(new TruncatedAnswerError(body.length, this.announced));
+    if (announced !== undefined && body.length !== announced) {
+      this.fail(new TruncatedAnswerError(body.length, announced));
       return;
     }
-    const { code, retryAfter, warnings, etag } = this;
-    if (this.settle()) this.resolve({ code, text: body.toString('utf8'), retryAfter, warnings, etag });
+    if (this.#done()) this.settle.resolve({ ...head, text: body.toString('utf8') });
   }
 }
 
 function onResponse(this: Carrying, answer: IncomingHttpHeaders & IncomingHttpStatusHeader): void {
   const exchange = this[EXCHANGE];
   exchange.book.heard(exchange.session);
-  exchange.code = Number(answer[':status']);
-  exchange.retryAfter = answer['retry-after'];
-  exchange.warnings = headerValues(answer.warning);
-  exchange.etag = answer.etag;
+  exchange.head = {
+    code: Number(answer[':status']),
+    retryAfter: answer['retry-after'],
+    warnings: headerValues(answer.warning),
+    etag: answer.etag,
+  };
   const length = answer['content-length'];
   exchange.announced = length === undefined ? undefined : Number(length);
   if ((exchange.announced ?? 0) > MAX_ANSWER_BYTES) exchange.fail(new AnswerTooLargeError());
@@ -194,27 +190,23 @@ function onError(this: Carrying, error: Error): void {
 }
 
 function onClose(this: Carrying): void {
-  const exchange = this[EXCHANGE];
   // Every stream closes, most after their answer: build no Error (and stack) for those.
-  if (!exchange.settled)
-    exchange.fail(new Error(`the HTTP/2 stream closed before the answer ended (code ${this.rstCode})`));
+  if (!this[EXCHANGE].settled)
+    this[EXCHANGE].fail(new Error(`the HTTP/2 stream closed before the answer ended (code ${this.rstCode})`));
 }
 
 function onTimeout(this: Carrying): void {
   const exchange = this[EXCHANGE];
-  exchange.fail(new ReadTimeoutError(exchange.readTimeout));
+  exchange.fail(new ReadTimeoutError(exchange.request.readTimeout));
 }
 
 export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: StreamBook): Promise<Answer> {
   const { signal } = exchange;
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   let stream: ClientHttp2Stream;
-  const headers: Record<string, string> = { ':method': exchange.method, ':path': exchange.path };
-  for (const name in exchange.headers) {
-    const value = exchange.headers[name];
-    if (value !== undefined) headers[name.toLowerCase()] = value;
-  }
   try {
+    // node:http2 lower-cases the header names and sends the pseudo-headers first.
+    const headers = { ...exchange.headers, ':method': exchange.method, ':path': exchange.path };
     stream = session.request(headers, { endStream: exchange.body === undefined });
   } catch (error) {
     // The session closed between the transport's check and the request: nothing was sent.
@@ -223,7 +215,7 @@ export function sendH2(session: ClientHttp2Session, exchange: Exchange, book: St
   return new Promise<Answer>((resolve, reject) => {
     const carried = new StreamExchange(stream, session, book, exchange, { resolve, reject });
     (stream as Carrying)[EXCHANGE] = carried;
-    book.opened(session, carried);
+    book.track(session, 1);
     stream.setTimeout(exchange.readTimeout, onTimeout);
     stream.on('response', onResponse);
     stream.on('data', onData);

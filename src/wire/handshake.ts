@@ -1,9 +1,10 @@
 // TCP + TLS to the API server, offering protocols by ALPN, bounded by the connect limit and by a
 // signal (a closing Connection), never leaving a socket behind when it fails or is stopped.
+import { isIP } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Proxy } from './proxy.ts';
-import { openTunnel, type TunnelSettings } from './tunnel.ts';
-import { abortReason, ConnectTimeoutError } from './wire-errors.ts';
+import { openTunnel, type TunnelSettings, whenReady } from './tunnel.ts';
+import { ConnectTimeoutError } from './wire-errors.ts';
 
 export interface HandshakeSettings {
   /** `https://host:port` */
@@ -20,19 +21,6 @@ export interface HandshakeSettings {
   through?: HandshakeProxy | undefined;
 }
 
-/** Where to connect and the SNI to send: host names only, never an IP address (RFC 6066 section 3). */
-export async function endpointOf(
-  origin: string,
-  tls: Record<string, unknown>,
-): Promise<{ host: string; port: number; servername: string | undefined }> {
-  const { isIP } = await import('node:net');
-  const url = new URL(origin);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const servername =
-    typeof tls.servername === 'string' ? tls.servername : isIP(host) === 0 ? host : undefined;
-  return { host, port: Number(url.port || 443), servername };
-}
-
 /** Proxy: the tunnel the TLS handshake runs over; its own TLS is verified by `tls`. */
 export interface HandshakeProxy {
   proxy: Proxy;
@@ -43,10 +31,12 @@ export interface HandshakeProxy {
 export async function handshake(settings: HandshakeSettings): Promise<TLSSocket> {
   settings.signal.throwIfAborted();
   // Loaded here, not at import: node:tls costs milliseconds to load.
-  const [{ connect: connectTls }, endpoint] = await Promise.all([
-    import('node:tls'),
-    endpointOf(settings.origin, settings.tls),
-  ]);
+  const { connect: connectTls } = await import('node:tls');
+  const url = new URL(settings.origin);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || 443);
+  // SNI names a host, never an IP address (RFC 6066 section 3).
+  const { servername = isIP(host) === 0 ? host : undefined } = settings.tls as { servername?: string };
   const through = settings.through;
   // One limit for the whole way: tunnel, then TLS. A stall names the proxy and the stage it was in.
   const limit = new AbortController();
@@ -60,7 +50,7 @@ export async function handshake(settings: HandshakeSettings): Promise<TLSSocket>
     const tunnel = through
       ? await openTunnel({
           proxy: through.proxy,
-          target: { host: endpoint.host, port: endpoint.port },
+          target: { host, port },
           proxyTls: through.tls,
           userAgent: through.userAgent,
           connectTimeout: settings.connectTimeout,
@@ -68,35 +58,20 @@ export async function handshake(settings: HandshakeSettings): Promise<TLSSocket>
         })
       : undefined;
     if (through) stage = `the TLS handshake through proxy ${through.proxy.label} had not finished`;
-    return await new Promise<TLSSocket>((resolve, reject) => {
-      const socket = connectTls({
-        ...settings.tls,
-        ...(tunnel ? { socket: tunnel } : { host: endpoint.host, port: endpoint.port }),
-        ...(endpoint.servername === undefined ? {} : { servername: endpoint.servername }),
-        ALPNProtocols: settings.protocols,
-        ...(settings.ticket ? { session: settings.ticket } : {}),
-      });
-      socket.on('session', settings.onTicket);
-      const onAbort = (): void => {
-        socket.destroy(abortReason(signal));
-      };
-      const onError = (error: Error): void => {
-        done();
-        reject(error);
-      };
-      const done = (): void => {
-        signal.removeEventListener('abort', onAbort);
-        socket.removeListener('error', onError);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      socket.once('error', onError);
-      socket.once('secureConnect', () => {
-        done();
-        // Keep-alive probes travel on the TCP connection: to the proxy when there is one.
-        (tunnel ?? socket).setKeepAlive(true, 30_000);
-        resolve(socket);
-      });
+    const socket = connectTls({
+      ...settings.tls,
+      ...(tunnel ? { socket: tunnel } : { host, port }),
+      ...(servername === undefined ? {} : { servername }),
+      ALPNProtocols: settings.protocols,
+      ...(settings.ticket ? { session: settings.ticket } : {}),
     });
+    socket.on('session', settings.onTicket);
+    // Small requests and frames must not wait for the previous segment's acknowledgement (Nagle).
+    socket.setNoDelay(true);
+    await whenReady(socket, 'secureConnect', signal);
+    // Keep-alive probes travel on the TCP connection: to the proxy when there is one.
+    (tunnel ?? socket).setKeepAlive(true, 30_000);
+    return socket;
   } finally {
     clearTimeout(timer);
   }

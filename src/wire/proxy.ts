@@ -94,47 +94,19 @@ interface NoProxyRule {
   matches(host: string, port: string, ip: boolean): boolean;
 }
 
-function isLoopback(host: string): boolean {
-  const family = isIP(host);
-  if (family === 0) return false;
-  const loopback = new BlockList();
-  loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-  loopback.addAddress('::1', 'ipv6');
-  return loopback.check(host, family === 4 ? 'ipv4' : 'ipv6');
-}
-
-/** The 16 bytes of an IPv6 address in any textual form (RFC 4291 section 2.2). */
-function ipv6Bytes(text: string): Buffer {
-  // A trailing dotted IPv4 part (::ffff:192.0.2.1) is two groups.
-  const address = text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a, b, c, d) =>
-    [
-      [a, b],
-      [c, d],
-    ]
-      .map(([x, y]) => ((Number(x) << 8) | Number(y)).toString(16))
-      .join(':'),
-  );
-  const [head = '', tail = ''] = address.split('::');
-  const groups = (part: string): string[] => (part === '' ? [] : part.split(':'));
-  const left = groups(head);
-  const right = groups(tail);
-  const all = address.includes('::')
-    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-    : left;
-  const bytes = Buffer.alloc(16);
-  all.forEach((group, i) => bytes.writeUInt16BE(parseInt(group, 16), i * 2));
-  return bytes;
-}
-
 /**
- * An address as Go compares it: an IPv4-mapped IPv6 address (`::ffff:10.1.2.3`) is its IPv4
- * address, as net.IP.Equal and IPNet.Contains treat it (Go's To4). Any other address is itself.
+ * An IP address as Go compares it: IPv6 in its canonical form (`0:0::1` is `::1`), and an
+ * IPv4-mapped one (`::ffff:10.1.2.3`) as its IPv4 address, as net.IP.Equal and IPNet.Contains
+ * treat it (Go's To4). Anything else, a host name included, is returned as it is.
  */
 function unmapped(address: string): string {
-  if (isIP(address) !== 6) return address;
-  const bytes = ipv6Bytes(address);
-  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  return mapped ? [...bytes.subarray(12)].join('.') : address;
+  const url = `http://[${address}]`;
+  if (isIP(address) !== 6 || !URL.canParse(url)) return address;
+  const canonical = new URL(url).hostname.slice(1, -1);
+  const mapped = /^::ffff:([\da-f]{1,4}):([\da-f]{1,4})$/.exec(canonical);
+  if (!mapped) return canonical;
+  const [high, low] = [parseInt(mapped[1] ?? '', 16), parseInt(mapped[2] ?? '', 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
 /** `10.0.0.0/8`, `fd00::/8`; `::ffff:10.0.0.0/104` is `10.0.0.0/8`, as in Go's IPNet.Contains. */
@@ -177,18 +149,8 @@ function noProxyRule(entry: string): NoProxyRule | 'all' | undefined {
   const { host: written, port } = splitHostPort(entry);
   if (written === '') return undefined;
   const rawHost = unmapped(written);
-  if (isIP(rawHost) !== 0) {
-    const family = isIP(rawHost);
-    const list = new BlockList();
-    list.addAddress(rawHost, family === 4 ? 'ipv4' : 'ipv6');
-    return {
-      matches: (host, hostPort, ip) =>
-        ip &&
-        isIP(host) === family &&
-        list.check(host, family === 4 ? 'ipv4' : 'ipv6') &&
-        (port === '' || port === hostPort),
-    };
-  }
+  if (isIP(rawHost) !== 0)
+    return { matches: (host, hostPort, ip) => ip && host === rawHost && (port === '' || port === hostPort) };
   const wildcard = rawHost.startsWith('*.') ? rawHost.slice(1) : rawHost;
   const matchHost = !wildcard.startsWith('.');
   const suffix = toAscii(matchHost ? `.${wildcard}` : wildcard);
@@ -210,8 +172,9 @@ function toAscii(host: string): string {
 export function bypassesProxy(server: URL, noProxy: string): boolean {
   const host = unmapped(server.hostname.replace(/^\[|\]$/g, '').toLowerCase());
   const port = server.port === '' ? '443' : server.port;
-  if (host === 'localhost' || isLoopback(host)) return true;
   const ip = isIP(host) !== 0;
+  const loopback = host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+  if (host === 'localhost' || loopback) return true;
   for (const raw of noProxy.split(',')) {
     const rule = noProxyRule(raw.trim().toLowerCase());
     if (rule === 'all') return true;

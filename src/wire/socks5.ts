@@ -29,49 +29,29 @@ const SOCKS_REPLIES: Record<number, string> = {
 /** The method choice (2), the authentication verdict (2) and the CONNECT reply's version and code. */
 const ANSWER_BYTES_READ = 6;
 
-/** Keeps the first bytes the proxy answers, which say how far the handshake came. */
-function watchAnswer(socket: Socket): { bytes: () => Buffer; stop: () => void } {
-  let seen = Buffer.alloc(0);
-  const onData = (chunk: Buffer): void => {
-    if (seen.length < ANSWER_BYTES_READ) seen = Buffer.concat([seen, chunk]).subarray(0, ANSWER_BYTES_READ);
-  };
-  socket.on('data', onData);
-  return { bytes: () => seen, stop: () => socket.off('data', onData) };
-}
-
 /** Why the handshake failed, from the proxy's answer so far; `cause` is the package's message. */
 function failure(seen: Buffer, settings: SocksSettings, cause: Error): ProxyError {
   const { proxy } = settings;
   const target = authority(settings.target);
-  const closed = (stage: string): ProxyError =>
-    new ProxyError(proxy, `it closed the connection ${stage}`, 'closed', cause);
+  const fail = (what: string): ProxyError => new ProxyError(proxy, what, cause);
   const withCredentials = proxy.username !== undefined || proxy.password !== undefined;
-  if (seen.length < 2) return closed('during the SOCKS5 greeting');
-  if (seen[0] !== 5) return new ProxyError(proxy, 'it does not speak SOCKS5', 'refused', cause);
+  if (seen.length < 2) return fail('it closed the connection during the SOCKS5 greeting');
   const method = seen[1];
-  if (method !== 0 && !(method === 2 && withCredentials)) {
-    const advice = withCredentials
-      ? 'it accepts none of the authentication methods offered'
-      : 'it requires authentication: give a username and password in its URL (socks5://user:password@host:port)';
-    return new ProxyError(proxy, advice, 'authentication', cause);
-  }
   const replyAt = method === 2 ? 4 : 2;
-  if (method === 2 && seen.length < 4) return closed('during SOCKS5 authentication');
-  if (method === 2 && seen[3] !== 0)
-    return new ProxyError(proxy, 'it refused the username and password in its URL', 'authentication', cause);
-  if (seen.length < replyAt + 2) return closed(`before answering CONNECT ${target}`);
-  if (seen[replyAt] !== 5) return new ProxyError(proxy, 'it does not speak SOCKS5', 'refused', cause);
-  const reply = seen[replyAt + 1] ?? -1;
-  if (reply !== 0) {
-    const what = SOCKS_REPLIES[reply] ?? `reply ${reply}`;
-    return new ProxyError(
-      proxy,
-      `CONNECT ${target} failed: ${what}`,
-      reply === 2 ? 'refused' : 'upstream',
-      cause,
+  if (seen[0] !== 5) return fail('it does not speak SOCKS5');
+  if (method !== 0 && !(method === 2 && withCredentials))
+    return fail(
+      withCredentials
+        ? 'it accepts none of the authentication methods offered'
+        : 'it requires authentication: give a username and password in its URL (socks5://user:password@host:port)',
     );
-  }
-  return closed(`in the middle of its answer to CONNECT ${target}`);
+  if (seen.length < replyAt) return fail('it closed the connection during SOCKS5 authentication');
+  if (method === 2 && seen[3] !== 0) return fail('it refused the username and password in its URL');
+  if (seen.length < replyAt + 2) return fail(`it closed the connection before answering CONNECT ${target}`);
+  if (seen[replyAt] !== 5) return fail('it does not speak SOCKS5');
+  const reply = seen[replyAt + 1] ?? -1;
+  if (reply !== 0) return fail(`CONNECT ${target} failed: ${SOCKS_REPLIES[reply] ?? `reply ${reply}`}`);
+  return fail(`it closed the connection in the middle of its answer to CONNECT ${target}`);
 }
 
 /**
@@ -84,14 +64,15 @@ export async function socksTunnel(socket: Socket, settings: SocksSettings): Prom
   // A name SOCKS5 cannot carry in its one length byte (golang.org/x/net internal/socks/client.go:
   // "FQDN too long"). The package refuses it too, before any byte, in words that name nothing.
   if (Buffer.byteLength(target.host) > 255)
-    throw new ProxyError(
-      proxy,
-      `the server's host name is longer than the 255 bytes SOCKS5 can carry`,
-      'refused',
-    );
+    throw new ProxyError(proxy, `the server's host name is longer than the 255 bytes SOCKS5 can carry`);
   // Loaded here, not at import: only a Connection through a SOCKS5 proxy needs it.
   const { SocksClient } = await import('socks');
-  const answer = watchAnswer(socket);
+  // The first bytes the proxy answers say how far the handshake came.
+  let seen = Buffer.alloc(0);
+  const watch = (chunk: Buffer): void => {
+    if (seen.length < ANSWER_BYTES_READ) seen = Buffer.concat([seen, chunk]).subarray(0, ANSWER_BYTES_READ);
+  };
+  socket.on('data', watch);
   try {
     await SocksClient.createConnection({
       command: 'connect',
@@ -108,8 +89,8 @@ export async function socksTunnel(socket: Socket, settings: SocksSettings): Prom
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw failure(answer.bytes(), settings, new Error(message));
+    throw failure(seen, settings, new Error(message));
   } finally {
-    answer.stop();
+    socket.off('data', watch);
   }
 }

@@ -4,7 +4,7 @@
 // handshake.ts, a tunnel tunnel.ts.
 import type { ClientHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import { type Answer, type Exchange, type InFlight, sendH2, type StreamBook } from './h2.ts';
+import { type Answer, type Exchange, sendH2, type StreamBook } from './h2.ts';
 import { Http1Pool } from './h1.ts';
 import { handshake, type HandshakeProxy } from './handshake.ts';
 import type { Undici } from '../util/runtime.ts';
@@ -50,21 +50,23 @@ export class Transport {
   #opening: Promise<ClientHttp2Session | undefined> | undefined;
   /** The negotiating handshake's socket when the server chose HTTP/1.1: the pool's first socket. */
   #spare: TLSSocket | undefined;
-  /** Streams in flight per session (a replaced session may still finish some), and how to end each. */
+  /** Streams in flight per session (a replaced session may still finish some). */
   readonly #active = new WeakMap<ClientHttp2Session, number>();
-  readonly #inFlight = new Set<InFlight>();
+  /** Every session not yet closed, the replaced ones included: close() ends them all. */
+  readonly #sessions = new Set<ClientHttp2Session>();
   /** When each session last answered anything (response headers or a PING acknowledgement). */
   readonly #heard = new WeakMap<ClientHttp2Session, number>();
   /** The health check under way per session, shared by everyone who waits for it. */
   readonly #checks = new WeakMap<ClientHttp2Session, Promise<boolean>>();
   readonly #book: StreamBook = {
-    opened: (session, stream) => {
-      this.#inFlight.add(stream);
-      this.#track(session, 1);
-    },
-    closed: (session, stream) => {
-      this.#inFlight.delete(stream);
-      this.#track(session, -1);
+    // A session with streams in flight keeps the process alive; an idle one does not.
+    track: (session, change) => {
+      const active = (this.#active.get(session) ?? 0) + change;
+      this.#active.set(session, active);
+      if (session.destroyed) return;
+      // Only on the edges, so a burst of streams refs the session once.
+      if (active === 1 && change === 1) session.ref();
+      else if (active === 0) session.unref();
     },
     heard: (session) => {
       this.#heard.set(session, performance.now());
@@ -84,16 +86,7 @@ export class Transport {
         this.#spare = undefined;
         return spare;
       },
-      tunnel: () => (this.#settings.through ? this.#handshake(['http/1.1']) : undefined),
-      direct: () => ({
-        ...this.#settings.tls,
-        timeout: this.#settings.connectTimeout,
-        keepAlive: true,
-        keepAliveInitialDelay: 30_000,
-        allowH2: false,
-        ...(this.#ticket ? { session: this.#ticket } : {}),
-      }),
-      keepTicket: this.#keepTicket,
+      handshake: () => this.#handshake(['http/1.1']),
     });
   }
 
@@ -108,26 +101,24 @@ export class Transport {
 
   send(exchange: Exchange): Promise<Answer> {
     const session = this.#usableSession();
-    return session === undefined ? this.#sendWhenReady(exchange) : this.#onSession(session, exchange);
+    if (session) return this.#attempts(session, exchange);
+    return this.#h2Session(exchange.signal).then((opened) => this.#attempts(opened, exchange));
   }
 
-  /** The way when no session can take a stream at once: open one, check one, or HTTP/1.1. */
-  async #sendWhenReady(exchange: Exchange): Promise<Answer> {
-    const session = await this.#h2Session(exchange.signal);
-    return session === undefined ? this.#viaH1(exchange) : this.#onSession(session, exchange);
-  }
-
-  async #onSession(session: ClientHttp2Session, exchange: Exchange): Promise<Answer> {
+  /**
+   * One attempt on `session`, or on the HTTP/1.1 pool when there is none; over HTTP/2 once more on
+   * a fresh session when the server said it did not process the stream (a refused stream, a
+   * GOAWAY's last-stream-id below it).
+   */
+  async #attempts(session: ClientHttp2Session | undefined, exchange: Exchange): Promise<Answer> {
     try {
-      return await this.#viaH2(session, exchange);
+      return await this.#attempt(session, exchange);
     } catch (error) {
+      if (session === undefined) throw error;
       // Silence may mean the connection died without a word (a load balancer failed over): ask.
       if (error instanceof ReadTimeoutError) void this.#alive(session);
       if (!(error instanceof RefusedStreamError)) throw error;
-      // Unprocessed by the server's own word (a refused stream, a GOAWAY's last-stream-id below
-      // it); once more on a fresh session.
-      const fresh = await this.#h2Session(exchange.signal);
-      return fresh === undefined ? this.#viaH1(exchange) : this.#viaH2(fresh, exchange);
+      return this.#attempt(await this.#h2Session(exchange.signal), exchange);
     }
   }
 
@@ -147,17 +138,11 @@ export class Transport {
     return current && !current.closed && !current.destroyed ? current : undefined;
   }
 
-  /** One attempt on a stream, traced when someone listens. */
-  #viaH2(session: ClientHttp2Session, exchange: Exchange): Promise<Answer> {
-    const { traced } = exchange;
-    if (traced === undefined) return sendH2(session, exchange, this.#book);
-    return traced(() => sendH2(session, exchange, this.#book), 'h2');
-  }
-
-  /** One attempt on the HTTP/1.1 pool, traced when someone listens. */
-  #viaH1(exchange: Exchange): Promise<Answer> {
-    const send = (): Promise<Answer> => this.#h1.send(exchange);
-    return exchange.traced ? exchange.traced(send, 'http/1.1') : send();
+  /** One attempt on a stream of `session`, else on the HTTP/1.1 pool, traced when someone listens. */
+  #attempt(session: ClientHttp2Session | undefined, exchange: Exchange): Promise<Answer> {
+    const send = (): Promise<Answer> =>
+      session ? sendH2(session, exchange, this.#book) : this.#h1.send(exchange);
+    return exchange.traced ? exchange.traced(send, session ? 'h2' : 'http/1.1') : send();
   }
 
   /**
@@ -169,9 +154,8 @@ export class Transport {
     this.#generation += 1;
     this.#settings = { ...this.#settings, tls: { ...this.#settings.tls, ...certificate } };
     this.#ticket = undefined;
-    const session = this.#session;
+    this.#liveSession()?.close();
     this.#session = undefined;
-    if (session && !session.closed && !session.destroyed) session.close();
     this.#spare?.destroy();
     this.#spare = undefined;
     this.#h1.renew();
@@ -182,8 +166,8 @@ export class Transport {
     if (this.closed) return;
     const closed = new ConnectionClosedError();
     this.#closing.abort(closed);
-    for (const stream of [...this.#inFlight]) stream.fail(closed);
-    this.#session?.destroy();
+    // node:http2 fails each stream in flight with the session's error.
+    for (const session of this.#sessions) session.destroy(closed);
     this.#session = undefined;
     this.#spare?.destroy();
     this.#spare = undefined;
@@ -247,7 +231,11 @@ export class Transport {
       this.#lastProcessed.set(session, Math.min(last, this.#lastProcessed.get(session) ?? last));
       forget();
     });
-    session.on('close', forget);
+    session.on('close', () => {
+      forget();
+      this.#sessions.delete(session);
+    });
+    this.#sessions.add(session);
     session.unref();
     this.#heard.set(session, performance.now());
     this.#session = session;
@@ -269,53 +257,32 @@ export class Transport {
   #alive(session: ClientHttp2Session): Promise<boolean> {
     const running = this.#checks.get(session);
     if (running) return running;
+    let timer: NodeJS.Timeout | undefined;
     const check = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        resolve(false);
-      }, this.#settings.health.pingTimeoutMs);
-      const done = (ok: boolean): void => {
-        clearTimeout(timer);
-        resolve(ok);
-      };
+      timer = setTimeout(resolve, this.#settings.health.pingTimeoutMs, false);
       try {
         session.ref();
-        if (
-          !session.ping((error) => {
-            done(error === null);
-          })
-        )
-          done(false);
+        const sent = session.ping((error) => {
+          resolve(error === null);
+        });
+        if (!sent) resolve(false);
       } catch {
-        done(false);
+        resolve(false);
       }
     }).then((ok) => {
+      clearTimeout(timer);
       this.#checks.delete(session);
-      if (ok) this.#heard.set(session, performance.now());
-      else this.#retire(session);
+      if (ok) {
+        this.#heard.set(session, performance.now());
+      } else {
+        if (this.#session === session) this.#session = undefined;
+        session.destroy();
+      }
       if (!session.destroyed && (this.#active.get(session) ?? 0) === 0) session.unref();
       return ok;
     });
     this.#checks.set(session, check);
     return check;
-  }
-
-  #retire(session: ClientHttp2Session): void {
-    if (this.#session === session) this.#session = undefined;
-    session.destroy();
-  }
-
-  readonly #keepTicket = (ticket: Buffer): void => {
-    this.#ticket = ticket;
-  };
-
-  /** A session with streams in flight keeps the process alive; an idle one does not. */
-  #track(session: ClientHttp2Session, change: 1 | -1): void {
-    const active = (this.#active.get(session) ?? 0) + change;
-    this.#active.set(session, active);
-    if (session.destroyed) return;
-    // Only on the edges, so a burst of streams refs the session once.
-    if (active === 1 && change === 1) session.ref();
-    else if (active === 0) session.unref();
   }
 
   /** A new connection to the server (through the proxy, if any), resuming the Connection's TLS session. */
@@ -326,7 +293,9 @@ export class Transport {
       connectTimeout: this.#settings.connectTimeout,
       protocols,
       ticket: this.#ticket,
-      onTicket: this.#keepTicket,
+      onTicket: (ticket) => {
+        this.#ticket = ticket;
+      },
       signal: this.#closing.signal,
       through: this.#settings.through,
     });

@@ -1,11 +1,11 @@
 // A tunnel through a proxy to the API server, over which the Connection's own TLS runs end to end:
 // HTTP CONNECT over TCP (`http://`) or TLS (`https://`) to the proxy, or SOCKS5 (socks5.ts). One
 // tunnel is one connection; why not undici's ProxyAgent: docs/wire-reference.md section 8.1.
-import type { Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { authority, type Proxy } from './proxy.ts';
 import { socksTunnel } from './socks5.ts';
-import { type ProxyFailure, ProxyError } from './wire-errors.ts';
+import { abortReason, ProxyError } from './wire-errors.ts';
 
 export interface TunnelSettings {
   proxy: Proxy;
@@ -58,44 +58,28 @@ function readHead(socket: Duplex): Promise<Buffer> {
   });
 }
 
-/** TCP (and TLS for an `https://` proxy) to the proxy itself. */
-async function reachProxy(settings: TunnelSettings): Promise<Socket> {
-  const { proxy, signal } = settings;
-  // Loaded here, not at import, as handshake.ts does: only a proxied Connection needs them.
-  const [net, tls] = await Promise.all([import('node:net'), import('node:tls')]);
-  signal.throwIfAborted();
-  const secure = proxy.scheme === 'https';
-  const socket: Socket = secure
-    ? tls.connect({
-        host: proxy.host,
-        port: proxy.port,
-        ...(net.isIP(proxy.host) === 0 ? { servername: proxy.host } : {}),
-        // Node's trusted CAs (with NODE_EXTRA_CA_CERTS and, if enabled, the system store) and the cluster's.
-        ca: [...tls.getCACertificates('default'), ...settings.proxyTls.ca],
-        rejectUnauthorized: settings.proxyTls.rejectUnauthorized,
-        ALPNProtocols: ['http/1.1'],
-      })
-    : net.connect({ host: proxy.host, port: proxy.port });
-  // Small HTTP/2 frames must not wait for the previous segment's acknowledgement (Nagle).
-  socket.setNoDelay(true);
-  let reached = false;
-  socket.once('connect', () => (reached = true));
+/**
+ * Resolves with `socket` once it emits `ready`; rejects with its first error, as `failed` words it,
+ * or, destroying it, with the signal's reason when `signal` fires first.
+ */
+export function whenReady<S extends Socket>(
+  socket: S,
+  ready: 'connect' | 'secureConnect',
+  signal: AbortSignal,
+  failed: (error: Error) => Error = (error) => error,
+): Promise<S> {
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
       socket.destroy();
-      reject(signal.reason as Error);
+      reject(abortReason(signal));
     };
     const onError = (error: Error): void => {
       signal.removeEventListener('abort', onAbort);
-      // Reached but not secured: the proxy's own certificate (or TLS) is what failed.
-      const what = reached
-        ? `the TLS handshake with it failed: ${error.message}`
-        : `it could not be reached: ${error.message}`;
-      reject(new ProxyError(proxy, what, 'unreachable', error));
+      reject(failed(error));
     };
     signal.addEventListener('abort', onAbort, { once: true });
     socket.once('error', onError);
-    socket.once(secure ? 'secureConnect' : 'connect', () => {
+    socket.once(ready, () => {
       signal.removeEventListener('abort', onAbort);
       socket.off('error', onError);
       resolve(socket);
@@ -103,18 +87,45 @@ async function reachProxy(settings: TunnelSettings): Promise<Socket> {
   });
 }
 
+/** TCP (and TLS for an `https://` proxy) to the proxy itself. */
+async function reachProxy(settings: TunnelSettings): Promise<Socket> {
+  const { proxy, signal } = settings;
+  // Loaded here, not at import, as handshake.ts does: only a proxied Connection needs it.
+  const tls = await import('node:tls');
+  signal.throwIfAborted();
+  const secure = proxy.scheme === 'https';
+  const socket: Socket = secure
+    ? tls.connect({
+        host: proxy.host,
+        port: proxy.port,
+        ...(isIP(proxy.host) === 0 ? { servername: proxy.host } : {}),
+        // Node's trusted CAs (with NODE_EXTRA_CA_CERTS and, if enabled, the system store) and the cluster's.
+        ca: [...tls.getCACertificates('default'), ...settings.proxyTls.ca],
+        rejectUnauthorized: settings.proxyTls.rejectUnauthorized,
+        ALPNProtocols: ['http/1.1'],
+      })
+    : connect({ host: proxy.host, port: proxy.port });
+  // Small HTTP/2 frames must not wait for the previous segment's acknowledgement (Nagle).
+  socket.setNoDelay(true);
+  let reached = false;
+  socket.once('connect', () => (reached = true));
+  return whenReady(socket, secure ? 'secureConnect' : 'connect', signal, (error) => {
+    // Reached but not secured: the proxy's own certificate (or TLS) is what failed.
+    const what = reached ? 'the TLS handshake with it failed' : 'it could not be reached';
+    return new ProxyError(proxy, `${what}: ${error.message}`, error);
+  });
+}
+
 /** What a proxy's refusal means for the user, by status (RFC 9110 sections 15.5.4, 15.5.8, 15.6). */
-function refusal(code: number, hasCredentials: boolean): { advice: string; kind: ProxyFailure } {
+function refusal(code: number, hasCredentials: boolean): string {
   if (code === 407)
-    return {
-      kind: 'authentication',
-      advice: hasCredentials
-        ? 'the proxy refused the credentials in its URL'
-        : 'the proxy requires credentials: give them in its URL (http://user:password@host:port)',
-    };
-  if (code === 403) return { kind: 'refused', advice: 'the proxy does not allow a tunnel to this server' };
-  if (code >= 500) return { kind: 'upstream', advice: 'the proxy could not open a connection to the server' };
-  return { kind: 'refused', advice: 'the proxy did not open the tunnel' };
+    return hasCredentials
+      ? 'the proxy refused the credentials in its URL'
+      : 'the proxy requires credentials: give them in its URL (http://user:password@host:port)';
+  if (code === 403) return 'the proxy does not allow a tunnel to this server';
+  return code >= 500
+    ? 'the proxy could not open a connection to the server'
+    : 'the proxy did not open the tunnel';
 }
 
 /** HTTP CONNECT (RFC 9110 section 9.3.6): any 2xx opens the tunnel. */
@@ -122,33 +133,23 @@ async function connectTunnel(socket: Duplex, settings: TunnelSettings): Promise<
   const { proxy } = settings;
   const target = authority(settings.target);
   const lines = [`CONNECT ${target} HTTP/1.1`, `Host: ${target}`, `User-Agent: ${settings.userAgent}`];
-  if (proxy.password !== undefined || proxy.username !== undefined) {
+  const withCredentials = proxy.password !== undefined || proxy.username !== undefined;
+  if (withCredentials) {
     const pair = `${proxy.username ?? ''}:${proxy.password ?? ''}`;
     lines.push(`Proxy-Authorization: Basic ${Buffer.from(pair).toString('base64')}`);
   }
   const answer = readHead(socket);
   socket.write(`${lines.join('\r\n')}\r\n\r\n`);
   const head = await answer.catch((error: unknown) => {
-    throw new ProxyError(
-      proxy,
-      `it closed the connection before answering CONNECT ${target}`,
-      'closed',
-      error,
-    );
+    throw new ProxyError(proxy, `it closed the connection before answering CONNECT ${target}`, error);
   });
   const status = /^HTTP\/1\.[01] (\d{3})([^\r\n]*)/.exec(head.toString('latin1'));
-  if (!status) throw new ProxyError(proxy, `it did not answer CONNECT ${target} in HTTP`, 'refused');
+  if (!status) throw new ProxyError(proxy, `it did not answer CONNECT ${target} in HTTP`);
   const code = Number(status[1]);
   if (code < 200 || code > 299) {
-    const { advice, kind } = refusal(code, proxy.password !== undefined || proxy.username !== undefined);
     const reason = (status[2] ?? '').trim();
-    throw new ProxyError(
-      proxy,
-      `CONNECT ${target} was answered ${code}${reason ? ` ${reason}` : ''}: ${advice}`,
-      kind,
-      undefined,
-      code,
-    );
+    const answered = `CONNECT ${target} was answered ${code}${reason ? ` ${reason}` : ''}`;
+    throw new ProxyError(proxy, `${answered}: ${refusal(code, withCredentials)}`);
   }
 }
 

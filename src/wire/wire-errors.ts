@@ -15,15 +15,6 @@ export const READ_TIMEOUT_CODES: ReadonlySet<string> = new Set([
 export const isReadTimeout = (error: unknown): boolean =>
   error instanceof Error && READ_TIMEOUT_CODES.has(String((error as { code?: unknown }).code));
 
-/** The answer's headers (or a body piece) did not come within the read limit. */
-export class ReadTimeoutError extends Error {
-  readonly code = 'OTC_READ_TIMEOUT';
-  constructor(ms: number) {
-    super(`no answer within ${ms} ms`);
-    this.name = 'ReadTimeoutError';
-  }
-}
-
 /**
  * The most bytes of one answer's body the wire reads. The library's largest answers are OpenAPI v3
  * documents, a few MiB for the biggest group-versions; a body past this is not an API server's
@@ -37,51 +28,58 @@ export const TOO_LARGE_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_RES_EXCEEDED_MAX_SIZE',
 ]);
 
+/** An error of the wire: named after its class, with the `code` the request layer classifies. */
+class WireError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** The answer's headers (or a body piece) did not come within the read limit. */
+export class ReadTimeoutError extends WireError {
+  constructor(ms: number) {
+    super('OTC_READ_TIMEOUT', `no answer within ${ms} ms`);
+  }
+}
+
 /** The answer's body is, or announced it would be, larger than MAX_ANSWER_BYTES. */
-export class AnswerTooLargeError extends Error {
-  readonly code = 'OTC_ANSWER_TOO_LARGE';
+export class AnswerTooLargeError extends WireError {
   constructor() {
-    super(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
-    this.name = 'AnswerTooLargeError';
+    super('OTC_ANSWER_TOO_LARGE', `the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
   }
 }
 
 /** The TCP connection and TLS handshake did not finish within the connect limit. */
-export class ConnectTimeoutError extends Error {
-  readonly code = 'OTC_CONNECT_TIMEOUT';
+export class ConnectTimeoutError extends WireError {
   /** What was still under way when a proxy is in the path, e.g. the proxy had not opened the tunnel. */
   readonly stage: string | undefined;
   constructor(ms: number, stage?: string) {
-    super(`no TLS connection within ${ms} ms${stage ? ` (${stage})` : ''}`);
+    super('OTC_CONNECT_TIMEOUT', `no TLS connection within ${ms} ms${stage ? ` (${stage})` : ''}`);
     this.stage = stage;
-    this.name = 'ConnectTimeoutError';
   }
 }
 
 /** The stream ended before the body its Content-Length announced. */
-export class TruncatedAnswerError extends Error {
-  readonly code = 'OTC_TRUNCATED';
+export class TruncatedAnswerError extends WireError {
   constructor(received: number, announced: number) {
-    super(`the answer ended after ${received} of the ${announced} bytes it announced`);
-    this.name = 'TruncatedAnswerError';
+    super('OTC_TRUNCATED', `the answer ended after ${received} of the ${announced} bytes it announced`);
   }
 }
 
 /** The connection ended before the answer did: the request may or may not have been processed. */
-export class ConnectionLostError extends Error {
-  readonly code = 'OTC_CONNECTION_LOST';
+export class ConnectionLostError extends WireError {
   constructor() {
-    super('the connection closed before the answer was complete');
-    this.name = 'ConnectionLostError';
+    super('OTC_CONNECTION_LOST', 'the connection closed before the answer was complete');
   }
 }
 
 /** `close()` was called on the Connection: nothing more is sent, and what was in flight is cancelled. */
-export class ConnectionClosedError extends Error {
-  readonly code = 'OTC_CONNECTION_CLOSED';
+export class ConnectionClosedError extends WireError {
   constructor() {
-    super('the Connection was closed');
-    this.name = 'ConnectionClosedError';
+    super('OTC_CONNECTION_CLOSED', 'the Connection was closed');
   }
 }
 
@@ -89,40 +87,26 @@ export class ConnectionClosedError extends Error {
  * The server refused an HTTP/2 stream before processing it (RST_STREAM REFUSED_STREAM, or a stream
  * above the last one a GOAWAY accepted; RFC 9113 section 8.7): sending it again is safe.
  */
-export class RefusedStreamError extends Error {
-  readonly code = 'OTC_REFUSED_STREAM';
+export class RefusedStreamError extends WireError {
   constructor(cause: unknown) {
-    super('the server refused the HTTP/2 stream without processing it', { cause });
-    this.name = 'RefusedStreamError';
+    super('OTC_REFUSED_STREAM', 'the server refused the HTTP/2 stream without processing it', cause);
   }
 }
 
 /** The credentials for a request could not be had (an exec plugin failed, a token file is gone). */
-export class CredentialsError extends Error {
-  readonly code = 'OTC_CREDENTIALS';
+export class CredentialsError extends WireError {
   constructor(cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
-    this.name = 'CredentialsError';
+    super('OTC_CREDENTIALS', cause instanceof Error ? cause.message : String(cause), cause);
   }
 }
-
-/** How a proxy failed to open a tunnel. */
-export type ProxyFailure = 'unreachable' | 'authentication' | 'refused' | 'upstream' | 'closed';
 
 /**
  * The proxy did not open a tunnel to the API server, so nothing was sent to it. Names the proxy by
  * scheme, host and port only: its credentials are never part of a message.
  */
-export class ProxyError extends Error {
-  readonly code = 'OTC_PROXY';
-  readonly failure: ProxyFailure;
-  /** The proxy's HTTP status, when it answered CONNECT with one. */
-  readonly status: number | undefined;
-  constructor(proxy: Proxy, what: string, failure: ProxyFailure, cause?: unknown, status?: number) {
-    super(`proxy ${proxy.label} (${proxy.source}): ${what}`, cause === undefined ? undefined : { cause });
-    this.name = 'ProxyError';
-    this.failure = failure;
-    this.status = status;
+export class ProxyError extends WireError {
+  constructor(proxy: Proxy, what: string, cause?: unknown) {
+    super('OTC_PROXY', `proxy ${proxy.label} (${proxy.source}): ${what}`, cause);
   }
 }
 
