@@ -20,12 +20,7 @@ function keyProblem(key: string): string | undefined {
   return undefined;
 }
 
-/**
- * Whether a non-empty string is a valid label value (IsValidLabelValue).
- *
- * @example
- * isLabelValue('mini-scheduler'); // true
- */
+/** Whether a non-empty string is a valid label value (IsValidLabelValue). */
 export function isLabelValue(value: string): boolean {
   return value.length <= NAME_MAX && NAME.test(value);
 }

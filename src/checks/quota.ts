@@ -41,12 +41,7 @@ const LEGACY_COUNTS = new Set([
 ]);
 const STORAGE_CLASS = '.storageclass.storage.k8s.io/';
 
-/**
- * A Kubernetes quantity in billionths, rounded up as resource.Quantity rounds; `undefined` for what is not one.
- *
- * @example
- * parseQuantity('1Ki'); // 1024000000000n
- */
+/** A Kubernetes quantity in billionths, rounded up as resource.Quantity rounds; `undefined` for what is not one. */
 export function parseQuantity(text: unknown): bigint | undefined {
   if (typeof text !== 'string') return undefined;
   const read = readQuantity(text);
@@ -206,11 +201,6 @@ interface QuotaTarget {
 /**
  * One `OTC_QUOTA_EXCEEDED` refusal per quota the exact sum exceeds, on the first object past it, and
  * warnings for those only the estimate exceeds (texts through `redact`).
- *
- * @example
- * const cm = { ref: { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'ns' }, resource: 'configmaps', object: {}, unsure: false };
- * const quota = { metadata: { name: 'q' }, spec: {}, status: { hard: { configmaps: '0' }, used: { configmaps: '0' } } };
- * quotaVerdict('ns', { items: [quota] }, [cm]).failures[0]?.error.code; // 'OTC_QUOTA_EXCEEDED'
  */
 export function quotaVerdict(
   namespace: string,
