@@ -107,15 +107,6 @@ function storageClassOf(claim: unknown): unknown {
   return annotation ?? field(claim, 'spec', 'storageClassName');
 }
 
-/** Whether the library sums this quota resource at all (compute resources of Pods it does not). */
-export function summed(name: string): boolean {
-  if (name.startsWith('count/') || LEGACY_COUNTS.has(name)) return true;
-  if (['services.loadbalancers', 'services.nodeports', 'requests.storage'].includes(name)) return true;
-  const at = name.indexOf(STORAGE_CLASS);
-  const what = name.slice(at + STORAGE_CLASS.length);
-  return at > 0 && (what === 'requests.storage' || what === 'persistentvolumeclaims');
-}
-
 /** The resources the exact sum exceeds, with the first object past the limit, else those the estimate does. */
 function excessOf(quota: unknown, planned: readonly Planned[]): Omit<ExceededQuota, 'quota'> {
   const hard = field(quota, 'status', 'hard');
@@ -124,7 +115,6 @@ function excessOf(quota: unknown, planned: readonly Planned[]): Omit<ExceededQuo
   const estimated: QuotaExcess[] = [];
   let first: number | undefined;
   for (const [name, limit] of Object.entries(isRecord(hard) ? hard : {})) {
-    if (!summed(name)) continue;
     const spent = isRecord(used) ? used[name] : undefined;
     const [cap, taken] = [parseQuantity(limit), parseQuantity(spent)];
     // Without its usage the server refuses every dry run it covers ("status unknown for quota").
