@@ -147,12 +147,8 @@ const ALL_OPTION_KEYS = [...new Set(Object.values(CHECKS).flatMap((checks) => Ob
 /** Keys that belong to the other mode of the same operation. */
 const TEMPLATE_ONLY_KEYS = ['templateNamespace', 'templateName', 'parameters', 'labels'];
 
-function callsTaking(key: string): string[] {
-  const names = Object.entries(CHECKS)
-    .filter(([, checks]) => Object.hasOwn(checks, key))
-    .map(([call]) => `${call.split(' ')[0] ?? call}()`);
-  return [...new Set(names)];
-}
+/** How messages name the function a call is made with: `get()` for both modes of get. */
+const functionOf = (call: string): string => `${call.split(' ')[0] ?? call}()`;
 
 function listOf(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1) ?? ''}`;
@@ -164,43 +160,34 @@ function listOf(items: string[]): string {
  */
 export function checkOptions(call: Call, options: Record<string, unknown>, issues: Issues): void {
   const checks = CHECKS[call];
-  const allowed = Object.keys(checks);
   for (const [key, check] of Object.entries(checks))
     if (options[key] !== undefined) issues.push(...check(options[key], key));
-  const operation = `${call.split(' ')[0] ?? call}()`;
+  for (const key of Object.keys(options))
+    if (options[key] !== undefined && !Object.hasOwn(checks, key)) issues.push(unknownKey(call, key));
+}
+
+/** Why the call refuses `key`, naming the option or the function most likely meant. */
+function unknownKey(call: Call, key: string): string {
+  const allowed = Object.keys(CHECKS[call]);
   const referenceMode = call.endsWith('with resources');
-  for (const key of Object.keys(options)) {
-    if (options[key] === undefined || allowed.includes(key)) continue;
-    if (referenceMode && TEMPLATE_ONLY_KEYS.includes(key)) {
-      issues.push(
-        `${key} cannot be combined with resources (reference mode and template mode are exclusive)`,
-      );
-      continue;
-    }
-    if (!referenceMode && key === 'resources' && call !== 'connect') {
-      issues.push(
-        `resources cannot be combined with a template name (reference mode and template mode are exclusive)`,
-      );
-      continue;
-    }
-    const near = closest(key, allowed);
-    if (near !== undefined) {
-      issues.push(`${key}: unknown option; did you mean ${near}?`);
-      continue;
-    }
-    const other = closest(key, ALL_OPTION_KEYS);
-    // In reference mode, a key of the same operation's template mode is named as that mode's.
-    const elsewhere = (other === undefined ? [] : callsTaking(other))
-      .map((c) => (referenceMode && c === operation ? `template-mode ${c}` : c))
-      .filter((c) => c !== operation);
-    if (other === undefined || elsewhere.length === 0) {
-      issues.push(`${key}: unknown option of ${operation}; it takes ${allowed.join(', ')}`);
-    } else if (other === key) {
-      issues.push(`${key} is an option of ${listOf(elsewhere)}, not of ${operation}`);
-    } else {
-      issues.push(
-        `${key}: unknown option; ${other} is an option of ${listOf(elsewhere)}, not of ${operation}`,
-      );
-    }
-  }
+  const exclusive = '(reference mode and template mode are exclusive)';
+  if (referenceMode && TEMPLATE_ONLY_KEYS.includes(key))
+    return `${key} cannot be combined with resources ${exclusive}`;
+  if (!referenceMode && key === 'resources' && call !== 'connect')
+    return `resources cannot be combined with a template name ${exclusive}`;
+  const near = closest(key, allowed);
+  if (near !== undefined) return `${key}: unknown option; did you mean ${near}?`;
+  const operation = functionOf(call);
+  const other = closest(key, ALL_OPTION_KEYS);
+  const taking = Object.entries(CHECKS).filter(
+    ([, checks]) => other !== undefined && Object.hasOwn(checks, other),
+  );
+  // In reference mode, a key of the same operation's template mode is named as that mode's.
+  const elsewhere = [...new Set(taking.map(([c]) => functionOf(c)))]
+    .map((c) => (referenceMode && c === operation ? `template-mode ${c}` : c))
+    .filter((c) => c !== operation);
+  if (other === undefined || elsewhere.length === 0)
+    return `${key}: unknown option of ${operation}; it takes ${allowed.join(', ')}`;
+  const where = `is an option of ${listOf(elsewhere)}, not of ${operation}`;
+  return other === key ? `${key} ${where}` : `${key}: unknown option; ${other} ${where}`;
 }
