@@ -29,16 +29,11 @@ function checkParameters(parameters: unknown, issues: Issues): void {
     return;
   }
   for (const [name, value] of Object.entries(parameters)) {
-    const ok =
-      typeof value === 'string' ||
-      typeof value === 'boolean' ||
-      (typeof value === 'number' && Number.isFinite(value));
-    if (!ok) {
-      const got = typeof value === 'number' ? 'a non-finite number' : describe(value);
-      issues.push(
-        `parameter ${JSON.stringify(name)} must be a string, a finite number or a boolean, got ${got}`,
-      );
-    }
+    if (typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value)) continue;
+    const got = typeof value === 'number' ? 'a non-finite number' : describe(value);
+    issues.push(
+      `parameter ${JSON.stringify(name)} must be a string, a finite number or a boolean, got ${got}`,
+    );
   }
 }
 

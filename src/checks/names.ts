@@ -24,14 +24,7 @@ const IMAGE_REPOSITORY_MAX = 255;
 const SPECIAL_RULES: Readonly<Record<string, NameRule>> = {
   '/Service': 'dns1035-label',
   '/Namespace': 'dns1123-label',
-  'rbac.authorization.k8s.io/Role': 'path-segment',
-  'rbac.authorization.k8s.io/RoleBinding': 'path-segment',
-  'rbac.authorization.k8s.io/ClusterRole': 'path-segment',
-  'rbac.authorization.k8s.io/ClusterRoleBinding': 'path-segment',
-  'authorization.openshift.io/Role': 'path-segment',
-  'authorization.openshift.io/RoleBinding': 'path-segment',
-  'authorization.openshift.io/ClusterRole': 'path-segment',
-  'authorization.openshift.io/ClusterRoleBinding': 'path-segment',
+  // RBAC's kinds, in either group, are path segments: the rule of every group not in SUBDOMAIN_GROUPS.
   'template.openshift.io/Template': 'path-segment',
   // Every image.openshift.io name is a path segment; these kinds' storages also split it.
   'image.openshift.io/ImageStream': 'image-stream',
