@@ -14,7 +14,7 @@ function keyProblem(key: string): string | undefined {
   const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
   if (prefix !== undefined && (prefix.length > PREFIX_MAX || !DNS1123_SUBDOMAIN.test(prefix)))
     return `has a prefix that is not a DNS-1123 subdomain of at most ${PREFIX_MAX} characters`;
-  if (name === undefined || name.length > NAME_MAX || !NAME.test(name))
+  if (name === undefined || !isLabelValue(name))
     return `must be at most ${NAME_MAX} characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric, after an optional "prefix/"`;
   return undefined;
 }
@@ -26,10 +26,8 @@ export function isLabelValue(value: string): boolean {
 
 function valueProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
-  if (value === '') return undefined;
-  if (value.length > NAME_MAX || !NAME.test(value))
-    return `must be empty or at most ${NAME_MAX} characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric`;
-  return undefined;
+  if (value === '' || isLabelValue(value)) return undefined;
+  return `must be empty or at most ${NAME_MAX} characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric`;
 }
 
 /** Every problem of a `labels` option, naming the key (label values are not secret, but stay short). */

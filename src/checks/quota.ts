@@ -181,12 +181,8 @@ interface QuotaWarning {
   text: string;
 }
 
-interface QuotaTarget {
-  ref: ResourceRef;
-  resource: string;
-  object: unknown;
-  unsure: boolean;
-}
+/** A planned object, named by its ref rather than its group. */
+type QuotaTarget = Omit<Planned, 'group'> & { ref: ResourceRef };
 
 /**
  * One `OTC_QUOTA_EXCEEDED` refusal per quota the exact sum exceeds, on the first object past it, and
@@ -198,12 +194,7 @@ export function quotaVerdict(
   targets: readonly QuotaTarget[],
   redact: (text: string) => string = (text) => text,
 ): { failures: OperationFailure[]; warnings: QuotaWarning[] } {
-  const planned: Planned[] = targets.map((t) => ({
-    group: groupOf(t.ref.apiVersion),
-    resource: t.resource,
-    object: t.object,
-    ...(t.unsure ? { unsure: true } : {}),
-  }));
+  const planned = targets.map(({ ref, ...rest }): Planned => ({ group: groupOf(ref.apiVersion), ...rest }));
   const failures: OperationFailure[] = [];
   const warnings: QuotaWarning[] = [];
   if (targets.length === 0) return { failures, warnings };
