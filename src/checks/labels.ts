@@ -1,10 +1,9 @@
 // Label syntax as apimachinery checks it, so a bad label is refused before any request rather than
 // half-way through a create.
 import { isRecord } from '../util/json.ts';
-import { DNS1123_SUBDOMAIN } from './names.ts';
+import { isDnsSubdomain } from './names.ts';
 
 const NAME_MAX = 63;
-const PREFIX_MAX = 253;
 /** Alphanumerics at both ends, `-`, `_` and `.` between. */
 const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
@@ -12,8 +11,8 @@ function keyProblem(key: string): string | undefined {
   const parts = key.split('/');
   if (parts.length > 2) return 'has more than one "/"';
   const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
-  if (prefix !== undefined && (prefix.length > PREFIX_MAX || !DNS1123_SUBDOMAIN.test(prefix)))
-    return `has a prefix that is not a DNS-1123 subdomain of at most ${PREFIX_MAX} characters`;
+  if (prefix !== undefined && !isDnsSubdomain(prefix))
+    return `has a prefix that is not a DNS-1123 subdomain of at most 253 characters`;
   if (name === undefined || !isLabelValue(name))
     return `must be at most ${NAME_MAX} characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric, after an optional "prefix/"`;
   return undefined;

@@ -2,8 +2,10 @@
 // request only when the server would refuse it too; docs/api-notes.md has the table with sources.
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-export const DNS1123_SUBDOMAIN: RegExp = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+/** Whether `name` is a DNS-1123 subdomain, at most 253 characters (also a label key's prefix). */
+export const isDnsSubdomain = (name: string): boolean => name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
 /** docker/distribution's repository name component, which OpenShift requires of ImageStream names. */
 const IMAGE_STREAM_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
 
@@ -85,7 +87,7 @@ const RULES: Readonly<
   Record<Exclude<NameRule, 'path-segment' | 'image-stream'>, [(name: string) => boolean, string]>
 > = {
   'dns1123-subdomain': [
-    (name) => name.length <= 253 && DNS1123_SUBDOMAIN.test(name),
+    isDnsSubdomain,
     'a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters',
   ],
   'dns1123-label': [
