@@ -7,23 +7,13 @@ const RESOURCES: Readonly<Record<string, string>> = {
   'authorization.openshift.io/v1 RoleBinding': 'rolebindings',
 };
 
-/**
- * The resource of a kind create() creates with a POST once an apply found no object; else `undefined`.
- *
- * @example
- * resourceCreatedByPost({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding' }); // 'rolebindings'
- */
+/** The resource of a kind create() creates with a POST once an apply found no object; else `undefined`. */
 export function resourceCreatedByPost(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): string | undefined {
   return RESOURCES[`${ref.apiVersion} ${ref.kind}`];
 }
 
 /**
  * Whether an apply's 404 names this very object in the legacy resource, as a missing namespace's does not.
- *
- * @example
- * const ref = { apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding', name: 'a_edit', namespace: 'ns' };
- * const status = { details: { name: 'a_edit', group: 'authorization.openshift.io', kind: 'rolebindings' } };
- * applyFoundNothing(ref, 404, status); // true
  */
 export function applyFoundNothing(
   ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'name'>,
@@ -41,12 +31,7 @@ export function applyFoundNothing(
   );
 }
 
-/**
- * The warning create() gives for an object it created with a POST instead.
- *
- * @example
- * createdByPostText({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding', name: 'a_edit', namespace: 'ns' }, false);
- */
+/** The warning create() gives for an object it created with a POST instead. */
 export function createdByPostText(
   ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'>,
   dryRun: boolean,

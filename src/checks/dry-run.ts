@@ -32,12 +32,6 @@ function missingRole(refused: Ref, status: KubernetesStatus | undefined): string
 /**
  * The earlier object of the batch whose absence the refusal names: a Pod's ServiceAccount (403) or a
  * RoleBinding's Role (404). A later one is not: the real writes would be refused too.
- *
- * @example
- * const sa = { apiVersion: 'v1', kind: 'ServiceAccount', name: 'runner', namespace: 'workers' };
- * const pod = { apiVersion: 'v1', kind: 'Pod', name: 'job', namespace: 'workers' };
- * const message = 'pods "job" is forbidden: error looking up service account workers/runner: serviceaccount "runner" not found';
- * batchPrerequisite(pod, 403, { kind: 'Status', message }, [sa]); // sa
  */
 export function batchPrerequisite(
   refused: Ref,
@@ -66,14 +60,7 @@ export function batchPrerequisite(
 /** API groups whose storages have not always honoured `dryRun` (docs/requirements.md). */
 const DRY_RUN_NOT_HONOURED = new Set(['image.openshift.io']);
 
-/**
- * Whether a dry run whose connection was lost may be sent again: only where it is known to write nothing.
- *
- * @example
- * dryRunResendable({ apiVersion: 'v1', kind: 'ConfigMap' }); // true
- * dryRunResendable({ apiVersion: 'image.openshift.io/v1', kind: 'ImageStream' }); // false
- * dryRunResendable({ apiVersion: 'authorization.openshift.io/v1', kind: 'RoleBinding' }); // true
- */
+/** Whether a dry run whose connection was lost may be sent again: only where it is known to write nothing. */
 export function dryRunResendable(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
   return !DRY_RUN_NOT_HONOURED.has(groupOf(ref.apiVersion));
 }
@@ -81,9 +68,6 @@ export function dryRunResendable(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>):
 /**
  * The webhook a dry run's 400 names as not supporting dry runs (its `sideEffects`): the object itself
  * is not refused, its dry run could not be made.
- *
- * @example
- * dryRunUnsupportedBy(400, { kind: 'Status', message: 'admission webhook "audit.example.com" does not support dry run' }); // 'audit.example.com'
  */
 export function dryRunUnsupportedBy(
   statusCode: number | undefined,
@@ -93,12 +77,7 @@ export function dryRunUnsupportedBy(
   return /^admission webhook "([^"]+)" does not support dry run$/.exec(status?.message ?? '')?.[1];
 }
 
-/**
- * The warning for an object whose dry run a webhook could not take: it is applied unverified.
- *
- * @example
- * unverifiedText({ kind: 'ConfigMap', name: 'a', namespace: 'ns' }, 'audit.example.com');
- */
+/** The warning for an object whose dry run a webhook could not take: it is applied unverified. */
 export function unverifiedText(
   ref: Pick<ResourceRef, 'kind' | 'name' | 'namespace'>,
   webhook: string,
@@ -112,22 +91,12 @@ export function unverifiedText(
 /** Kinds whose dry run wrote their image stream on some servers, which their version does not tell apart. */
 const DRY_RUN_WRITES = new Set(['image.openshift.io/v1 ImageStreamTag', 'image.openshift.io/v1 ImageTag']);
 
-/**
- * Whether a dry run of this kind may write on some servers, so that it is not sent.
- *
- * @example
- * dryRunMayWrite({ apiVersion: 'image.openshift.io/v1', kind: 'ImageStreamTag' }); // true
- */
+/** Whether a dry run of this kind may write on some servers, so that it is not sent. */
 export function dryRunMayWrite(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
   return DRY_RUN_WRITES.has(`${ref.apiVersion} ${ref.kind}`);
 }
 
-/**
- * The warning for an object create() does not dry-run because its dry run may write.
- *
- * @example
- * notDryRunText({ apiVersion: 'image.openshift.io/v1', kind: 'ImageStreamTag', name: 'app:latest', namespace: 'ns' });
- */
+/** The warning for an object create() does not dry-run because its dry run may write. */
 export function notDryRunText(ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'name' | 'namespace'>): string {
   return (
     `${describeRef(ref)} is applied unverified: it is not dry-run, since ` +
@@ -138,9 +107,6 @@ export function notDryRunText(ref: Pick<ResourceRef, 'apiVersion' | 'kind' | 'na
 /**
  * A dry run the server answered with any refusal (a 500 included) stored nothing: its outcome is
  * `'refused'`; with `cause`, what was found about it since.
- *
- * @example
- * refusedDryRun(error).outcome; // 'refused' when the server answered
  */
 export function refusedDryRun(error: RequestError, cause: unknown = error.cause): RequestError {
   if (error.statusCode === undefined || (error.outcome !== 'unknown' && cause === error.cause)) return error;

@@ -4,6 +4,8 @@
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+/** Whether `name` is a DNS-1123 subdomain, at most 253 characters (also a label key's prefix). */
+export const isDnsSubdomain = (name: string): boolean => name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
 /** docker/distribution's repository name component, which OpenShift requires of ImageStream names. */
 const IMAGE_STREAM_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
 
@@ -24,14 +26,7 @@ const IMAGE_REPOSITORY_MAX = 255;
 const SPECIAL_RULES: Readonly<Record<string, NameRule>> = {
   '/Service': 'dns1035-label',
   '/Namespace': 'dns1123-label',
-  'rbac.authorization.k8s.io/Role': 'path-segment',
-  'rbac.authorization.k8s.io/RoleBinding': 'path-segment',
-  'rbac.authorization.k8s.io/ClusterRole': 'path-segment',
-  'rbac.authorization.k8s.io/ClusterRoleBinding': 'path-segment',
-  'authorization.openshift.io/Role': 'path-segment',
-  'authorization.openshift.io/RoleBinding': 'path-segment',
-  'authorization.openshift.io/ClusterRole': 'path-segment',
-  'authorization.openshift.io/ClusterRoleBinding': 'path-segment',
+  // RBAC's kinds, in either group, are path segments: the rule of every group not in SUBDOMAIN_GROUPS.
   'template.openshift.io/Template': 'path-segment',
   // Every image.openshift.io name is a path segment; these kinds' storages also split it.
   'image.openshift.io/ImageStream': 'image-stream',
@@ -87,6 +82,30 @@ function splitsInTwo(name: string, separator: ':' | '@'): boolean {
   return parts.length === 2 && parts.every((part) => part !== '');
 }
 
+/** Per rule: whether a name passes it, and the shape a refusal names. */
+const RULES: Readonly<
+  Record<Exclude<NameRule, 'path-segment' | 'image-stream'>, [(name: string) => boolean, string]>
+> = {
+  'dns1123-subdomain': [
+    isDnsSubdomain,
+    'a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters',
+  ],
+  'dns1123-label': [
+    (name) => name.length <= 63 && DNS1123_LABEL.test(name),
+    'a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters',
+  ],
+  'dns1035-label': [
+    (name) => name.length <= 63 && DNS1035_LABEL.test(name),
+    'a DNS-1035 label: starts with a lowercase letter; lowercase letters, digits and "-", at most 63 characters',
+  ],
+  'image-stream-tag': [
+    (name) => splitsInTwo(name, ':'),
+    'STREAM:TAG: one ":" with text on both sides, no "@"',
+  ],
+  'image-stream-image': [(name) => splitsInTwo(name, '@'), 'STREAM@ID: one "@" with text on both sides'],
+  'image-signature': [(name) => splitsInTwo(name, '@'), 'IMAGE@SIGNATURE: one "@" with text on both sides'],
+};
+
 /**
  * Why the server would refuse `name` for this kind, or undefined when it would accept it.
  * `namespace`, when known, is checked with the name where the server checks both together.
@@ -98,43 +117,18 @@ export function nameProblem(
   namespace?: string,
 ): string | undefined {
   const rule = nameRuleFor(apiVersion, kind);
-  switch (rule) {
-    case 'path-segment':
-      return pathSegmentProblem(name);
-    case 'image-stream':
-      return pathSegmentProblem(name) ?? imageStreamProblem(name, namespace);
-    case 'image-stream-tag':
-      return pathSegmentProblem(name) ?? (splitsInTwo(name, ':') ? undefined : describeRule(rule));
-    case 'image-stream-image':
-    case 'image-signature':
-      return pathSegmentProblem(name) ?? (splitsInTwo(name, '@') ? undefined : describeRule(rule));
-    case 'dns1123-subdomain':
-      return name.length <= 253 && DNS1123_SUBDOMAIN.test(name) ? undefined : describeRule(rule);
-    case 'dns1123-label':
-      return name.length <= 63 && DNS1123_LABEL.test(name) ? undefined : describeRule(rule);
-    case 'dns1035-label':
-      return name.length <= 63 && DNS1035_LABEL.test(name) ? undefined : describeRule(rule);
-  }
+  if (rule === 'path-segment') return pathSegmentProblem(name);
+  if (rule === 'image-stream') return pathSegmentProblem(name) ?? imageStreamProblem(name, namespace);
+  const [valid, shape] = RULES[rule];
+  // A DNS rule's pattern already excludes what a path segment may not hold.
+  const segment = rule.startsWith('dns') ? undefined : pathSegmentProblem(name);
+  return segment ?? (valid(name) ? undefined : `is not a valid name for this kind (${shape})`);
 }
 
 function imageStreamProblem(name: string, namespace: string | undefined): string | undefined {
-  if (!IMAGE_STREAM_NAME.test(name)) return describeRule('image-stream');
+  if (!IMAGE_STREAM_NAME.test(name))
+    return 'is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")';
   if (namespace !== undefined && `${namespace}/${name}`.length > IMAGE_REPOSITORY_MAX)
     return `is too long for an ImageStream in namespace "${namespace}" ("namespace/name" may have at most ${IMAGE_REPOSITORY_MAX} characters)`;
   return undefined;
-}
-
-const RULE_SHAPES: Readonly<Record<Exclude<NameRule, 'path-segment' | 'image-stream'>, string>> = {
-  'dns1123-subdomain': 'a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", at most 253 characters',
-  'dns1123-label': 'a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters',
-  'dns1035-label':
-    'a DNS-1035 label: starts with a lowercase letter; lowercase letters, digits and "-", at most 63 characters',
-  'image-stream-tag': 'STREAM:TAG: one ":" with text on both sides, no "@"',
-  'image-stream-image': 'STREAM@ID: one "@" with text on both sides',
-  'image-signature': 'IMAGE@SIGNATURE: one "@" with text on both sides',
-};
-function describeRule(rule: Exclude<NameRule, 'path-segment'>): string {
-  if (rule === 'image-stream')
-    return 'is not a valid ImageStream name (lowercase letters and digits, separated by single ".", "_" or "-")';
-  return `is not a valid name for this kind (${RULE_SHAPES[rule]})`;
 }

@@ -8,33 +8,19 @@ import { resourceCreatedByPost } from './created-by-post.ts';
 import { isLabelValue } from './labels.ts';
 import { describeRef } from './refs.ts';
 
-/**
- * The label every object `create()` applies carries; its value names the field manager.
- *
- * @example
- * object.metadata?.labels?.[OWNER_LABEL] === ownerLabelValue('mini-scheduler');
- */
+/** The label every object `create()` applies carries; its value names the field manager. */
 export const OWNER_LABEL = 'openshift-template-client/field-manager';
 
 /**
  * The owner label's value: the field manager when it is a valid label value, else `sha256-` and 40
  * hex digits of its digest, which keeps managers apart as a cut would not.
- *
- * @example
- * ownerLabelValue('mini-scheduler'); // 'mini-scheduler'
- * ownerLabelValue('team a/ci'); // 'sha256-…' (47 characters)
  */
 export function ownerLabelValue(fieldManager: string): string {
   if (isLabelValue(fieldManager)) return fieldManager;
   return `sha256-${createHash('sha256').update(fieldManager, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
-/**
- * A copy of a rendered object with the owner label set over one the Template gave.
- *
- * @example
- * const body = withOwnerLabel(object, 'mini-scheduler');
- */
+/** A copy of a rendered object with the owner label set over one the Template gave. */
 export function withOwnerLabel(
   object: Record<string, unknown>,
   fieldManager: string,
@@ -57,12 +43,7 @@ function ownerLabelOf(object: unknown): string | undefined {
 /** Kinds whose labels live in their image stream: create() does not refuse to take one over. */
 const UNLABELLED = new Set(['image.openshift.io/v1 ImageStreamTag', 'image.openshift.io/v1 ImageTag']);
 
-/**
- * Whether an existing object of this kind goes through create()'s adoption check.
- *
- * @example
- * adoptionChecked({ apiVersion: 'v1', kind: 'ConfigMap' }); // true
- */
+/** Whether an existing object of this kind goes through create()'s adoption check. */
 export function adoptionChecked(ref: Pick<ResourceRef, 'apiVersion' | 'kind'>): boolean {
   return !UNLABELLED.has(`${ref.apiVersion} ${ref.kind}`);
 }
@@ -79,34 +60,21 @@ const CLIENT_TOOL_MANAGERS: readonly string[] = [
 /** One managedFields entry, as a delete result reports it. */
 type ManagerEntry = NonNullable<DeleteResult['managers']>[number];
 
-/**
- * The object's managedFields entries in the server's order, malformed ones skipped.
- *
- * @example
- * managersOf(live).map((m) => m.manager); // ['mini-scheduler', 'kube-controller-manager']
- */
+/** The object's managedFields entries in the server's order, malformed ones skipped. */
 export function managersOf(object: unknown): ManagerEntry[] {
   const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
   const entries = Array.isArray(metadata.managedFields) ? (metadata.managedFields as unknown[]) : [];
   return entries.flatMap((entry): ManagerEntry[] => {
-    if (!isRecord(entry) || typeof entry.manager !== 'string') return [];
-    if (entry.operation !== 'Apply' && entry.operation !== 'Update') return [];
-    const subresource = typeof entry.subresource === 'string' ? entry.subresource : '';
-    return [
-      {
-        manager: entry.manager,
-        operation: entry.operation,
-        ...(subresource === '' ? {} : { subresource }),
-      },
-    ];
+    if (!isRecord(entry)) return [];
+    const { manager, operation, subresource } = entry;
+    if (typeof manager !== 'string' || (operation !== 'Apply' && operation !== 'Update')) return [];
+    const sub = typeof subresource === 'string' && subresource !== '' ? { subresource } : {};
+    return [{ manager, operation, ...sub }];
   });
 }
 
 /**
  * Whether the live object is the job's own: by its owner label, else as {@link ownedBy} reads its entries.
- *
- * @example
- * if (isMine(live, 'mini-scheduler', ref)) console.log('the job made it');
  */
 export function isMine(
   live: unknown,
@@ -118,12 +86,7 @@ export function isMine(
   return ownedBy(managersOf(live), fieldManager, ref);
 }
 
-/**
- * The other managers that declare the main resource (an Apply, or a client tool's Update), each once.
- *
- * @example
- * otherDeclarers(managersOf(live), 'mini-scheduler'); // ['kubectl-create']
- */
+/** The other managers that declare the main resource (an Apply, or a client tool's Update), each once. */
 export function otherDeclarers(managers: readonly ManagerEntry[], fieldManager: string): string[] {
   const declaring = managers.filter(
     (m) =>
@@ -134,12 +97,7 @@ export function otherDeclarers(managers: readonly ManagerEntry[], fieldManager: 
   return [...new Set(declaring.map((m) => m.manager))];
 }
 
-/**
- * The mark (owner label, else the sole Apply entry) of another manager that applied the object.
- *
- * @example
- * foreignMark(live, 'mini-scheduler', ref); // 'my-scheduler'
- */
+/** The mark (owner label, else the sole Apply entry) of another manager that applied the object. */
 export function foreignMark(
   live: unknown,
   fieldManager: string,
@@ -170,20 +128,7 @@ function ownedBy(
   );
 }
 
-function listed(managers: readonly ManagerEntry[]): string {
-  if (managers.length === 0) return 'it has no field managers';
-  const each = managers.map(
-    (m) => `"${m.manager}" (${m.operation}${m.subresource === undefined ? '' : ` of ${m.subresource}`})`,
-  );
-  return `its field managers: ${each.join(', ')}`;
-}
-
-/**
- * What a delete says of an object it left alone because another made it.
- *
- * @example
- * notOwnedText(ref, 'mini-scheduler', live); // 'left ConfigMap "x" in namespace "y" alone: ...'
- */
+/** What a delete says of an object it left alone because another made it. */
 export function notOwnedText(ref: ResourceRef, fieldManager: string, live: unknown): string {
   return (
     `left ${describeRef(ref)} alone: field manager "${fieldManager}" did not apply it (${evidence(live)}); ` +
@@ -195,15 +140,14 @@ export function notOwnedText(ref: ResourceRef, fieldManager: string, live: unkno
 function evidence(live: unknown): string {
   const label = ownerLabelOf(live);
   const mark = label === undefined ? `no label ${OWNER_LABEL}` : `label ${OWNER_LABEL}="${label}"`;
-  return `${mark}; ${listed(managersOf(live))}`;
+  const each = managersOf(live).map(
+    (m) => `"${m.manager}" (${m.operation}${m.subresource === undefined ? '' : ` of ${m.subresource}`})`,
+  );
+  const managers = each.length === 0 ? 'it has no field managers' : `its field managers: ${each.join(', ')}`;
+  return `${mark}; ${managers}`;
 }
 
-/**
- * Why create() refuses to take over an existing object, or, `adopted`, what it took over.
- *
- * @example
- * notAdoptedText('mini-scheduler', live); // 'the object exists and field manager ... does not manage it ...'
- */
+/** Why create() refuses to take over an existing object, or, `adopted`, what it took over. */
 export function notAdoptedText(fieldManager: string, live: unknown, adopted = false): string {
   const found = `the object exists and field manager "${fieldManager}" does not manage it (${evidence(live)})`;
   return adopted
@@ -211,12 +155,7 @@ export function notAdoptedText(fieldManager: string, live: unknown, adopted = fa
     : `${found}; nothing was written: pass adopt: true to take it over, or give the job names no other object has`;
 }
 
-/**
- * create()'s refusal of an existing object this field manager does not manage: nothing written.
- *
- * @example
- * failures.push({ resource: ref, error: notAdoptedError(ref, 'mini-scheduler', live) });
- */
+/** create()'s refusal of an existing object this field manager does not manage: nothing written. */
 export function notAdoptedError(ref: ResourceRef, fieldManager: string, live: unknown): RequestError {
   return new RequestError('Apply', describeRef(ref), notAdoptedText(fieldManager, live), {
     code: 'OTC_NOT_ADOPTED',
@@ -225,12 +164,7 @@ export function notAdoptedError(ref: ResourceRef, fieldManager: string, live: un
   });
 }
 
-/**
- * What a delete says about an object replaced between its read and its DELETE.
- *
- * @example
- * replacedText(ref); // 'left ConfigMap "x" in namespace "y" alone: replaced by another object ...'
- */
+/** What a delete says about an object replaced between its read and its DELETE. */
 export function replacedText(ref: ResourceRef): string {
   return `left ${describeRef(ref)} alone: replaced by another object of the same name after it was read (the UID precondition failed)`;
 }
@@ -245,10 +179,6 @@ const identity = (ref: ResourceRef): Pick<ResourceRef, 'apiVersion' | 'kind' | '
 /**
  * The refusal of a replay whose every target carries the mark of one other manager (`lives`: `null`
  * for a 404, `undefined` for a failed read): resolving would hide the forgotten `fieldManager`.
- *
- * @example
- * const refused = wrongManagerError(refs, lives, 'mini-scheduler');
- * if (refused) throw refused; // OTC_WRONG_FIELD_MANAGER, nothing deleted
  */
 export function wrongManagerError(
   refs: readonly ResourceRef[],
@@ -276,12 +206,7 @@ export function wrongManagerError(
   return new OperationError('Delete', [], failures);
 }
 
-/**
- * The failure of a target whose resourceVersion changed before every DELETE (`rereads` + 1).
- *
- * @example
- * throw stillChangingError(ref, 3, conflict);
- */
+/** The failure of a target whose resourceVersion changed before every DELETE (`rereads` + 1). */
 export function stillChangingError(ref: ResourceRef, rereads: number, cause: RequestError): RequestError {
   const detail =
     `not deleted: its resourceVersion changed before each of ${rereads + 1} DELETEs, ` +

@@ -41,12 +41,7 @@ const LEGACY_COUNTS = new Set([
 ]);
 const STORAGE_CLASS = '.storageclass.storage.k8s.io/';
 
-/**
- * A Kubernetes quantity in billionths, rounded up as resource.Quantity rounds; `undefined` for what is not one.
- *
- * @example
- * parseQuantity('1Ki'); // 1024000000000n
- */
+/** A Kubernetes quantity in billionths, rounded up as resource.Quantity rounds; `undefined` for what is not one. */
 export function parseQuantity(text: unknown): bigint | undefined {
   if (typeof text !== 'string') return undefined;
   const read = readQuantity(text);
@@ -112,15 +107,6 @@ function storageClassOf(claim: unknown): unknown {
   return annotation ?? field(claim, 'spec', 'storageClassName');
 }
 
-/** Whether the library sums this quota resource at all (compute resources of Pods it does not). */
-export function summed(name: string): boolean {
-  if (name.startsWith('count/') || LEGACY_COUNTS.has(name)) return true;
-  if (['services.loadbalancers', 'services.nodeports', 'requests.storage'].includes(name)) return true;
-  const at = name.indexOf(STORAGE_CLASS);
-  const what = name.slice(at + STORAGE_CLASS.length);
-  return at > 0 && (what === 'requests.storage' || what === 'persistentvolumeclaims');
-}
-
 /** The resources the exact sum exceeds, with the first object past the limit, else those the estimate does. */
 function excessOf(quota: unknown, planned: readonly Planned[]): Omit<ExceededQuota, 'quota'> {
   const hard = field(quota, 'status', 'hard');
@@ -129,7 +115,6 @@ function excessOf(quota: unknown, planned: readonly Planned[]): Omit<ExceededQuo
   const estimated: QuotaExcess[] = [];
   let first: number | undefined;
   for (const [name, limit] of Object.entries(isRecord(hard) ? hard : {})) {
-    if (!summed(name)) continue;
     const spent = isRecord(used) ? used[name] : undefined;
     const [cap, taken] = [parseQuantity(limit), parseQuantity(spent)];
     // Without its usage the server refuses every dry run it covers ("status unknown for quota").
@@ -196,21 +181,12 @@ interface QuotaWarning {
   text: string;
 }
 
-interface QuotaTarget {
-  ref: ResourceRef;
-  resource: string;
-  object: unknown;
-  unsure: boolean;
-}
+/** A planned object, named by its ref rather than its group. */
+type QuotaTarget = Omit<Planned, 'group'> & { ref: ResourceRef };
 
 /**
  * One `OTC_QUOTA_EXCEEDED` refusal per quota the exact sum exceeds, on the first object past it, and
  * warnings for those only the estimate exceeds (texts through `redact`).
- *
- * @example
- * const cm = { ref: { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'ns' }, resource: 'configmaps', object: {}, unsure: false };
- * const quota = { metadata: { name: 'q' }, spec: {}, status: { hard: { configmaps: '0' }, used: { configmaps: '0' } } };
- * quotaVerdict('ns', { items: [quota] }, [cm]).failures[0]?.error.code; // 'OTC_QUOTA_EXCEEDED'
  */
 export function quotaVerdict(
   namespace: string,
@@ -218,12 +194,7 @@ export function quotaVerdict(
   targets: readonly QuotaTarget[],
   redact: (text: string) => string = (text) => text,
 ): { failures: OperationFailure[]; warnings: QuotaWarning[] } {
-  const planned: Planned[] = targets.map((t) => ({
-    group: groupOf(t.ref.apiVersion),
-    resource: t.resource,
-    object: t.object,
-    ...(t.unsure ? { unsure: true } : {}),
-  }));
+  const planned = targets.map(({ ref, ...rest }): Planned => ({ group: groupOf(ref.apiVersion), ...rest }));
   const failures: OperationFailure[] = [];
   const warnings: QuotaWarning[] = [];
   if (targets.length === 0) return { failures, warnings };

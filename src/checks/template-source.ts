@@ -29,8 +29,7 @@ export function templateObjectProblems(template: Record<string, unknown>): strin
   const { apiVersion } = template;
   if (apiVersion !== TEMPLATE_API_VERSION && apiVersion !== LEGACY_API_VERSION)
     issues.push(`template.apiVersion must be "${TEMPLATE_API_VERSION}" (or the legacy "v1")`);
-  const metadata = isRecord(template.metadata) ? template.metadata : {};
-  const name = metadata.name;
+  const name = isRecord(template.metadata) ? template.metadata.name : undefined;
   if (typeof name !== 'string' || name === '')
     issues.push(
       'template.metadata.name must be a non-empty string: errors and traces name the Template by it',

@@ -1,7 +1,7 @@
 // The pre-flight's quota sum (src/checks/quota.ts): quantities as apimachinery reads them, what
 // each created object counts under, and which quotas the batch exceeds together.
 import { describe, expect, test } from 'vitest';
-import { exceededQuotas, parseQuantity, type Planned, summed } from '../../src/checks/quota.ts';
+import { exceededQuotas, parseQuantity, type Planned } from '../../src/checks/quota.ts';
 
 const NANO = 1_000_000_000n;
 
@@ -151,8 +151,9 @@ describe('exceededQuotas', () => {
   });
 
   test('compute resources are not summed; a quota without usage or with scopes is skipped', () => {
-    expect(summed('requests.cpu')).toBe(false);
-    expect(summed('limits.memory')).toBe(false);
+    const requests = { spec: { containers: [{ resources: { requests: { cpu: '1', memory: '1Gi' } } }] } };
+    const compute = { 'requests.cpu': '0', 'limits.memory': '0', 'requests.memory': '0' };
+    expect(exceededQuotas([quota(compute, compute)], [core('pods', requests)])).toEqual([]);
     const pods = [core('pods'), core('pods')];
     expect(exceededQuotas([quota({ pods: '1' }, {})], pods)).toEqual([]);
     expect(exceededQuotas([quota({ pods: '1' }, { pods: '0' }, { scopes: ['BestEffort'] })], pods)).toEqual(
