@@ -289,9 +289,7 @@ export class ClusterConnection implements Connection {
       await sleep(ms, undefined, { signal: wake });
     } catch (error) {
       const waiting = ' while waiting to retry after 429 TooManyRequests';
-      const { step, target, object } = request;
-      if (request.signal?.aborted)
-        throw stoppedBy(step, target, request.signal, waiting, error, 'not-sent', object);
+      if (request.signal?.aborted) throw stoppedBy(request, request.signal, waiting, error, 'not-sent');
       if (this.closed)
         throw closedBeforeSending(request, `${waiting.trim()}; the request was not sent again`);
       throw error;
