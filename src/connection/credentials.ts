@@ -47,12 +47,9 @@ export function withoutExecPlugin(kc: KubeConfig, k8s: ClientNode): KubeConfig {
   const user = kc.getCurrentUser();
   if (!user?.exec) return kc;
   const copy = new k8s.KubeConfig();
-  copy.loadFromOptions({
-    clusters: kc.clusters,
-    users: kc.users.map((u) => (u.name === user.name ? (({ exec: _, ...rest }: User) => rest)(u) : u)),
-    contexts: kc.contexts,
-    currentContext: kc.currentContext,
-  });
+  const users = kc.users.map((u) => (u.name === user.name ? (({ exec: _, ...rest }: User) => rest)(u) : u));
+  const { clusters, contexts, currentContext } = kc;
+  copy.loadFromOptions({ clusters, users, contexts, currentContext });
   return copy;
 }
 
