@@ -123,10 +123,6 @@ export class Credentials {
     return this.#staticReady;
   }
 
-  redact(value: string): string {
-    return this.#redact(value);
-  }
-
   /** The current redactor, which also lists the credentials (for cuts, see `cutText`). */
   get redactor(): Redactor {
     return this.#redact;
