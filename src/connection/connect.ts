@@ -89,14 +89,10 @@ function checkedContext(kc: KubeConfig, options: ConnectOptions, source: string)
   return kc;
 }
 
+/** verifySsl: false as client-go's --insecure-skip-tls-verify: on the cluster, so the exec plugin's cluster info says it too. */
 function withoutTlsVerification(kc: KubeConfig): void {
-  const current = kc.getCurrentCluster();
-  kc.loadFromOptions({
-    clusters: kc.clusters.map((c) => (c.name === current?.name ? { ...c, skipTLSVerify: true } : c)),
-    users: kc.users,
-    contexts: kc.contexts,
-    currentContext: kc.currentContext,
-  });
+  const current = kc.getCurrentCluster()?.name;
+  kc.clusters = kc.clusters.map((c) => (c.name === current ? { ...c, skipTLSVerify: true } : c));
 }
 
 /** The TLS settings of the current cluster and user, for the Connection's own transport. */

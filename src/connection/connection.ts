@@ -234,7 +234,7 @@ export class ClusterConnection implements Connection {
     const notModified = answer.code === 304 && request.ifNoneMatch !== undefined;
     if (!notModified && (answer.code < 200 || answer.code >= 300)) {
       // Redacted before it is parsed, cut or formatted: a gateway's page may echo a header.
-      const body = parseBody(this.#credentials.redact(answer.text));
+      const body = parseBody(this.#credentials.redactor(answer.text));
       const tooMany = throttled ? throttledHint(throttling, bound.ms) : overloadHint(retries, waited, delay);
       const hint = answer.code === 401 ? this.#credentialsHint : answer.code === 429 ? tooMany : undefined;
       const as = throttled ? 'OTC_THROTTLED' : undefined;
@@ -272,7 +272,7 @@ export class ClusterConnection implements Connection {
   /** Hands each 299 warning of an answer on, with nothing in it that the library must not print. */
   #warn(values: string[], request: ApiRequest): void {
     for (const raw of parseWarnings(values)) {
-      const text = this.#credentials.redact(request.redact ? request.redact(raw) : raw);
+      const text = this.#credentials.redactor(request.redact ? request.redact(raw) : raw);
       debug('%s %s warning %s %s: %s', request.method, request.path, request.step, request.target, text);
       const operation = request.warnings?.operation ?? 'connect';
       const about = request.object ? { target: request.object } : {};
@@ -289,9 +289,7 @@ export class ClusterConnection implements Connection {
       await sleep(ms, undefined, { signal: wake });
     } catch (error) {
       const waiting = ' while waiting to retry after 429 TooManyRequests';
-      const { step, target, object } = request;
-      if (request.signal?.aborted)
-        throw stoppedBy(step, target, request.signal, waiting, error, 'not-sent', object);
+      if (request.signal?.aborted) throw stoppedBy(request, request.signal, waiting, error, 'not-sent');
       if (this.closed)
         throw closedBeforeSending(request, `${waiting.trim()}; the request was not sent again`);
       throw error;

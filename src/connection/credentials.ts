@@ -47,12 +47,9 @@ export function withoutExecPlugin(kc: KubeConfig, k8s: ClientNode): KubeConfig {
   const user = kc.getCurrentUser();
   if (!user?.exec) return kc;
   const copy = new k8s.KubeConfig();
-  copy.loadFromOptions({
-    clusters: kc.clusters,
-    users: kc.users.map((u) => (u.name === user.name ? (({ exec: _, ...rest }: User) => rest)(u) : u)),
-    contexts: kc.contexts,
-    currentContext: kc.currentContext,
-  });
+  const users = kc.users.map((u) => (u.name === user.name ? (({ exec: _, ...rest }: User) => rest)(u) : u));
+  const { clusters, contexts, currentContext } = kc;
+  copy.loadFromOptions({ clusters, users, contexts, currentContext });
   return copy;
 }
 
@@ -124,10 +121,6 @@ export class Credentials {
   /** Static headers already known, without a promise or a turn; else `headers()`. */
   get ready(): Record<string, string> | undefined {
     return this.#staticReady;
-  }
-
-  redact(value: string): string {
-    return this.#redact(value);
   }
 
   /** The current redactor, which also lists the credentials (for cuts, see `cutText`). */

@@ -17,8 +17,6 @@ interface DiscoveredResource extends ResourceInfo {
 /** `undefined`: the server does not serve the group-version (404). */
 export type Document = DiscoveredResource[] | undefined;
 
-export { MIN_REDISCOVERY_MS } from './shared-answers.ts';
-
 /**
  * The resource for a kind, subresources skipped; where two share a kind (`processedtemplates`,
  * `templates`), the one whose singular name is the kind wins, then the one that can be read.
@@ -27,18 +25,6 @@ export function resourceForKind(
   resources: readonly DiscoveredResource[],
   kind: string,
 ): ResourceInfo | undefined {
-  // Cached: every create looks up each of its kinds.
-  let byKind = CHOSEN.get(resources);
-  if (byKind === undefined) CHOSEN.set(resources, (byKind = new Map<string, ResourceInfo | undefined>()));
-  if (byKind.has(kind)) return byKind.get(kind);
-  const chosen = chooseResource(resources, kind);
-  byKind.set(kind, chosen);
-  return chosen;
-}
-
-const CHOSEN = new WeakMap<readonly DiscoveredResource[], Map<string, ResourceInfo | undefined>>();
-
-function chooseResource(resources: readonly DiscoveredResource[], kind: string): ResourceInfo | undefined {
   const candidates = resources.filter((r) => r.kind === kind && r.name !== '' && !r.name.includes('/'));
   const lower = kind.toLowerCase();
   const best =

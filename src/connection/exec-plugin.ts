@@ -2,6 +2,7 @@
 // has none and no time limit): one run at a time serves every waiting request, and the child is
 // killed once no request waits for it or the Connection closes.
 import { type ExecFileException, execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { cutText, type Redactor } from '../util/redact.ts';
 import { isRecord } from '../util/json.ts';
 import { waitFor } from '../util/wait.ts';
@@ -38,6 +39,8 @@ interface PluginOwner {
   remember(values: (string | undefined)[]): void;
   readonly redactor: Redactor;
 }
+
+const runFile = promisify(execFile);
 
 const API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
 /** How much of a failed plugin's stderr an error quotes, redacted. */
@@ -203,9 +206,9 @@ export class ExecPlugin {
    * One run. execFile kills the plugin (SIGKILL) when `stop` fires or its output passes MAX_OUTPUT,
    * and lets go of its pipes, so a grandchild holding them keeps nothing open here.
    */
-  #execute(stop: AbortSignal): Promise<ExecCredential> {
+  async #execute(stop: AbortSignal): Promise<ExecCredential> {
     const problem = configProblem(this.#config);
-    if (problem !== undefined) return Promise.reject(new ExecPluginError(`${this.label}: ${problem}`));
+    if (problem !== undefined) throw new ExecPluginError(`${this.label}: ${problem}`);
     const env = { ...globalThis.process.env, ...envOf(this.#config), KUBERNETES_EXEC_INFO: this.#info };
     const options = {
       env,
@@ -214,39 +217,29 @@ export class ExecPlugin {
       maxBuffer: MAX_OUTPUT,
       windowsHide: true,
     } as const;
-    return new Promise<ExecCredential>((resolve, reject) => {
-      const child = execFile(
-        String(this.#config.command),
-        argsOf(this.#config),
-        options,
-        (error, stdout, stderr) => {
-          // Remembered before anything is parsed: no error below may quote any of it.
-          this.#owner.remember([stdout, stdout.trim()]);
-          if (error) {
-            reject(this.#runError(error, stderr));
-            return;
-          }
-          try {
-            const credential = parseCredential(stdout, String(this.#config.apiVersion), this.label);
-            const token = credential.token;
-            this.#owner.remember([
-              token,
-              token && `Bearer ${token}`,
-              credential.certificate?.key,
-              credential.certificate?.cert,
-            ]);
-            resolve(credential);
-          } catch (parseError) {
-            reject(parseError instanceof Error ? parseError : new Error(String(parseError)));
-          }
-        },
-      );
-      // Never interactive: the host's stdin is not the plugin's to read (see configProblem).
-      child.stdin?.end();
-    });
+    const running = runFile(String(this.#config.command), argsOf(this.#config), options);
+    // Never interactive: the host's stdin is not the plugin's to read (see configProblem).
+    running.child.stdin?.end();
+    let stdout: string;
+    try {
+      ({ stdout } = await running);
+    } catch (error) {
+      const failed = error as ExecFileException & { stdout: string; stderr: string };
+      // Remembered before anything is worded: no error may quote any of it.
+      this.#owner.remember([failed.stdout, failed.stdout.trim()]);
+      throw this.#runError(failed, failed.stderr);
+    }
+    this.#owner.remember([stdout, stdout.trim()]);
+    const credential = parseCredential(stdout, String(this.#config.apiVersion), this.label);
+    const { token, certificate } = credential;
+    this.#owner.remember([token, token && `Bearer ${token}`, certificate?.key, certificate?.cert]);
+    return credential;
   }
 
-  /** Why a run failed: not started, stopped, too much output, or its exit (with its stderr). */
+  /**
+   * Why a run failed: not started, stopped, too much output, or its exit, with the start of its
+   * stderr redacted (a library has no terminal to pass it to).
+   */
   #runError(error: ExecFileException, stderr: string): ExecPluginError {
     if (error.name === 'AbortError')
       return new ExecPluginError(`${this.label} was stopped before it answered`);
@@ -258,12 +251,10 @@ export class ExecPlugin {
         return new ExecPluginError(`${this.label}: executable not found${hint ? `; ${hint}` : ''}`, error);
       return new ExecPluginError(`${this.label} could not be run: ${error.message}`, error);
     }
-    return this.#exitError(error.code ?? null, error.signal ?? null, stderr);
-  }
-
-  /** A failed run, with the start of its stderr redacted: a library has no terminal to pass it to. */
-  #exitError(code: number | null, signal: NodeJS.Signals | null, stderr: string): ExecPluginError {
-    const how = code === null ? `was killed by ${String(signal)}` : `failed with exit code ${code}`;
+    const how =
+      typeof error.code !== 'number'
+        ? `was killed by ${String(error.signal)}`
+        : `failed with exit code ${error.code}`;
     const redactor = this.#owner.redactor;
     const said = cutText(redactor(withoutCredentialShapes(stderr.trim())), QUOTED_STDERR, redactor);
     return new ExecPluginError(`${this.label} ${how}${said ? `: ${said}` : ''}`);

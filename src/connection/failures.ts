@@ -10,6 +10,7 @@ import {
 import type { KubernetesStatus, ObjectIdentity } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { cutText, type Redactor, redactStatus } from '../util/redact.ts';
+import type { Timeouts } from './requests.ts';
 import { MAX_ANSWER_BYTES, READ_TIMEOUT_CODES, TOO_LARGE_CODES } from '../wire/wire-errors.ts';
 
 /** The resource (plural) of a namespaced path, as a Status's `details.kind` names it. */
@@ -123,14 +124,17 @@ type Fields = Omit<ConstructorParameters<typeof RequestError>[3], 'code' | 'outc
   outcome?: Outcome | undefined;
 };
 
-/** A RequestError whose code and outcome, where not given, follow from its answer or its cause. */
-function classified(step: RequestStep, target: string, detail: string, fields: Fields): RequestError {
+/** What a failure is named by: the request's step, target and object. */
+type Named = Pick<FailedRequest, 'step' | 'target' | 'object'>;
+
+/** The request's RequestError; its code and outcome, where not given, follow from its answer or cause. */
+function classified({ step, target, object }: Named, detail: string, fields: Fields): RequestError {
   const { statusCode: answered, cause, kind } = fields;
   const code =
     fields.code ?? (answered === undefined ? wireCode(cause, kind) : answerCode(answered, fields.reason));
   const outcome =
     fields.outcome ?? (answered === undefined ? wireOutcome(cause) : answerOutcome(answered, fields.status));
-  return new RequestError(step, target, detail, { ...fields, code, outcome });
+  return new RequestError(step, target, detail, { resource: object, ...fields, code, outcome });
 }
 
 /** What the request layer knows of a request when it fails. */
@@ -145,11 +149,6 @@ export interface FailedRequest {
   step: RequestStep;
   target: string;
   redact?: Redactor | undefined;
-}
-
-export interface Limits {
-  connect: number;
-  read: number;
 }
 
 /** The error and its causes, at most 10 deep. */
@@ -200,14 +199,14 @@ function unknownOutcome(request: FailedRequest): string {
 export function transportError(
   error: unknown,
   request: FailedRequest,
-  limits: Limits,
+  limits: Timeouts,
   signal?: AbortSignal,
   proxy?: string,
 ): RequestError {
   const codes = codesOf(error);
   const outcome = unknownOutcome(request);
   const make = (detail: string, more: Partial<Fields> = {}): RequestError =>
-    classified(request.step, request.target, detail, { cause: error, resource: request.object, ...more });
+    classified(request, detail, { cause: error, ...more });
   const fail = (detail: string, kind?: 'timeout'): RequestError =>
     make(`${detail}${outcome}`, kind ? { kind } : {});
   if (codes.includes('OTC_CONNECTION_CLOSED')) return fail('the Connection was closed');
@@ -226,8 +225,7 @@ export function transportError(
       `the answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, more than any API server answer this library reads; it was not read further${outcome}`,
       { code: 'OTC_RESPONSE_TOO_LARGE' },
     );
-  if (signal?.aborted)
-    return stoppedBy(request.step, request.target, signal, outcome, error, 'unknown', request.object);
+  if (signal?.aborted) return stoppedBy(request, signal, outcome, error);
   if (chainNamed(error, 'TimeoutError')) return fail('timed out', 'timeout');
   if (chainNamed(error, 'AbortError')) return make(`aborted${outcome}`, { kind: 'abort' });
   const code = codes.find((c) => c !== 'UND_ERR_SOCKET') ?? codes[0];
@@ -246,20 +244,19 @@ export function transportError(
 export function credentialsError(
   error: unknown,
   request: FailedRequest,
-  limits: Limits,
+  limits: Timeouts,
   signal: AbortSignal | undefined,
   closed: boolean,
 ): RequestError {
-  const { step, target, object: resource } = request;
   const make = (detail: string, more: Partial<Fields> = {}): RequestError =>
-    classified(step, target, detail, { cause: error, resource, ...more });
+    classified(request, detail, { cause: error, ...more });
   const waiting = withCode(error, 'OTC_EXEC_NOT_ANSWERED');
   const text = error instanceof Error ? error.message : String(error);
   if (!waiting) return make(`could not get credentials, so nothing was sent: ${text}`);
   const before = ` before the request was sent: the ${waiting.message}`;
   if (closed)
     return make(`the Connection was closed${before}`, { code: 'OTC_CONNECTION_CLOSED', outcome: 'not-sent' });
-  if (signal?.aborted) return stoppedBy(step, target, signal, before, error, 'not-sent', resource);
+  if (signal?.aborted) return stoppedBy(request, signal, before, error, 'not-sent');
   const limit = limits.connect + limits.read;
   const detail = `timed out after ${limit} ms (this operation's requestTimeout, connect + read)${before}`;
   return make(detail, { kind: 'timeout', outcome: 'not-sent' });
@@ -268,20 +265,15 @@ export function credentialsError(
 /** The request's bound (connect + read from its start) ended it, answer included. */
 export function deadlineError(error: unknown, request: FailedRequest, boundMs: number): RequestError {
   return classified(
-    request.step,
-    request.target,
+    request,
     `no complete answer within ${boundMs} ms (this operation's requestTimeout, connect + read, bounds the whole request)${unknownOutcome(request)}`,
-    { cause: error, kind: 'timeout', code: 'OTC_RESPONSE_TIMEOUT', resource: request.object },
+    { cause: error, kind: 'timeout', code: 'OTC_RESPONSE_TIMEOUT' },
   );
 }
 
 /** The signal had fired before anything was sent: nothing reached the server. */
-export function abortedBeforeSending(
-  request: Pick<FailedRequest, 'step' | 'target' | 'object'>,
-  signal: AbortSignal,
-): RequestError {
-  const { step, target, object } = request;
-  return stoppedBy(step, target, signal, ' before the request was sent', signal.reason, 'not-sent', object);
+export function abortedBeforeSending(request: Named, signal: AbortSignal): RequestError {
+  return stoppedBy(request, signal, ' before the request was sent', signal.reason, 'not-sent');
 }
 
 /** close() came first: nothing of this request was sent. */
@@ -289,10 +281,9 @@ export function closedBeforeSending(
   request: FailedRequest,
   when = 'before the request was sent',
 ): RequestError {
-  return classified(request.step, request.target, `the Connection was closed ${when}`, {
+  return classified(request, `the Connection was closed ${when}`, {
     code: 'OTC_CONNECTION_CLOSED',
     outcome: 'not-sent',
-    resource: request.object,
   });
 }
 
@@ -310,49 +301,46 @@ export function statusError(
 ): RequestError {
   const redact = request.redact ?? ((t: string) => t);
   const advice = hint === undefined ? '' : `; ${hint}`;
-  if (isRecord(body) && body.kind === 'Status') {
-    const status = redactStatus(body, redact);
-    const reason = status.reason ?? '';
-    const message = status.message ?? 'no message';
-    // Causes the message does not already mention (conflicts and 422s usually name their fields).
-    const causes = (status.details?.causes ?? [])
-      .filter((c) => !message.includes(c.field ?? c.message ?? ''))
-      .map((c) => [c.field, c.message].filter(Boolean).join(': '));
-    const causeText = causes.length > 0 ? ` (${causes.join('; ')})` : '';
-    const detail = `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`;
-    const notFound = notFoundOf(status, request);
-    const fields = { statusCode: code, status, resource: request.object, notFound, code: as };
-    return classified(request.step, request.target, detail, { ...fields, ...(reason ? { reason } : {}) });
+  const fields = { statusCode: code, code: as };
+  if (!isRecord(body) || body.kind !== 'Status') {
+    const text =
+      typeof body === 'string'
+        ? cutText(redact(body.trim()), QUOTED_BODY, redact, credentials)
+        : 'no Status in the response';
+    return classified(request, `${code}: ${text}${advice}`, fields);
   }
-  const text =
-    typeof body === 'string'
-      ? cutText(redact(body.trim()), QUOTED_BODY, redact, credentials)
-      : 'no Status in the response';
-  return classified(request.step, request.target, `${code}: ${text}${advice}`, {
-    statusCode: code,
-    resource: request.object,
-    notFound: notFoundOf(undefined, request),
-    ...(as ? { code: as } : {}),
+  const status = redactStatus(body, redact);
+  const reason = status.reason ?? '';
+  const message = status.message ?? 'no message';
+  // Causes the message does not already mention (conflicts and 422s usually name their fields).
+  const causes = (status.details?.causes ?? [])
+    .filter((c) => !message.includes(c.field ?? c.message ?? ''))
+    .map((c) => [c.field, c.message].filter(Boolean).join(': '));
+  const causeText = causes.length > 0 ? ` (${causes.join('; ')})` : '';
+  const detail = `${code}${reason ? ` ${reason}` : ''}: ${message}${causeText}${advice}`;
+  const notFound = notFoundOf(status, request);
+  return classified(request, detail, {
+    ...fields,
+    status,
+    notFound,
+    ...(reason ? { reason } : {}),
   });
 }
 
 /** A fired signal ended a request or wait: a timeout when its reason is a TimeoutError, else an abort. */
 export function stoppedBy(
-  step: RequestStep,
-  target: string,
+  request: Named,
   signal: AbortSignal,
   after = '',
   cause: unknown = signal.reason,
   outcome: Outcome = 'unknown',
-  resource?: ObjectIdentity,
 ): RequestError {
   const reason: unknown = signal.reason;
   const kind = reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'abort';
-  return classified(step, target, `${kind === 'timeout' ? 'timed out' : 'aborted'}${after}`, {
+  return classified(request, `${kind === 'timeout' ? 'timed out' : 'aborted'}${after}`, {
     cause,
     kind,
     outcome,
-    resource,
     ...(kind === 'timeout' ? { timeout: 'signal' as const } : {}),
   });
 }

@@ -16,12 +16,8 @@ function keyOf(server: string, url: string): string {
 
 /** The table for a server's hash-addressed document URL, if cached; marks it recently used. */
 export function cachedSchema(server: string, url: string): GroupVersionSchema | undefined {
-  const key = keyOf(server, url);
-  const schema = tables.get(key);
-  if (schema !== undefined) {
-    tables.delete(key);
-    tables.set(key, schema);
-  }
+  const schema = tables.get(keyOf(server, url));
+  if (schema !== undefined) rememberSchema(server, url, schema);
   return schema;
 }
 
@@ -48,10 +44,10 @@ export function rememberSchema(server: string, url: string, schema: GroupVersion
   const key = keyOf(server, url);
   tables.delete(key);
   tables.set(key, schema);
-  while (tables.size > SCHEMA_CACHE_LIMIT) {
-    const oldest = tables.keys().next();
-    if (oldest.done === true) break;
-    tables.delete(oldest.value);
+  // Map keys iterate in insertion order: the least recently used first.
+  for (const oldest of tables.keys()) {
+    if (tables.size <= SCHEMA_CACHE_LIMIT) break;
+    tables.delete(oldest);
   }
 }
 

@@ -82,7 +82,7 @@ export class SharedAnswers<T> {
     const either = signal ? AbortSignal.any([signal, deadline]) : deadline;
     const target = this.#target(key);
     return waitFor(entry.promise, either, () => {
-      if (signal?.aborted) return stoppedBy(this.#step, target, signal);
+      if (signal?.aborted) return stoppedBy({ step: this.#step, target }, signal);
       const cause: unknown = deadline.reason;
       // Throttled, not slow: a scheduler reading a timeout would raise its limit, not back off.
       const throttled = { code: 'OTC_THROTTLED', outcome: 'refused', cause } as const;

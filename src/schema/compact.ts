@@ -9,7 +9,6 @@ import {
   type JsonScalar,
   type ListDef,
   type MapDef,
-  type ScalarKind,
   type TypeDef,
   type TypeRef,
   type TypeTable,
@@ -47,21 +46,14 @@ function refName(schema: Json): string | undefined {
 }
 
 function primitive(type: string, format: unknown): TypeDef {
-  switch (type) {
-    case 'integer':
-      return format === 'int32' || format === 'int64' ? { scalar: 'numeric', format } : { scalar: 'numeric' };
-    case 'number':
-      return { scalar: 'numeric' };
-    case 'boolean':
-      return { scalar: 'boolean' };
-    default: {
-      // convertPrimitive: any format but `byte` (date-time, int-or-string) is an untyped scalar.
-      if (format === 'int-or-string' || format === 'date-time') return { scalar: 'untyped', format };
-      if (format === 'byte') return { scalar: 'string', format };
-      const scalar: ScalarKind = format === undefined || format === '' ? 'string' : 'untyped';
-      return { scalar };
-    }
-  }
+  if (type === 'integer')
+    return format === 'int32' || format === 'int64' ? { scalar: 'numeric', format } : { scalar: 'numeric' };
+  if (type === 'number') return { scalar: 'numeric' };
+  if (type === 'boolean') return { scalar: 'boolean' };
+  // A string. convertPrimitive: any format but `byte` (date-time, int-or-string) is an untyped scalar.
+  if (format === 'int-or-string' || format === 'date-time') return { scalar: 'untyped', format };
+  if (format === 'byte') return { scalar: 'string', format };
+  return { scalar: format === undefined || format === '' ? 'string' : 'untyped' };
 }
 
 function isUntypedDef(def: TypeDef): boolean {

@@ -23,14 +23,8 @@ export function quantityError(text: string): string | undefined {
   return read === 'suffix' ? QUANTITY_SUFFIX : undefined;
 }
 
-const GO_JSON_TYPE: Record<ValueType, string> = {
-  string: 'string',
-  number: 'number',
-  boolean: 'bool',
-  map: 'object',
-  list: 'array',
-  null: 'null',
-};
+/** encoding/json's names of the JSON types typing names otherwise. */
+const GO_JSON_TYPE: Partial<Record<ValueType, string>> = { boolean: 'bool', map: 'object', list: 'array' };
 
 /**
  * encoding/json's UnmarshalTypeError without the literal: into a struct field where `goField`
@@ -38,7 +32,7 @@ const GO_JSON_TYPE: Record<ValueType, string> = {
  */
 export function unmarshalReason(got: ValueType, goType: string, goField?: string): string {
   const into = goField === undefined ? 'Go value' : `Go struct field ${goField}`;
-  return `json: cannot unmarshal ${GO_JSON_TYPE[got]} into ${into} of type ${goType}`;
+  return `json: cannot unmarshal ${GO_JSON_TYPE[got] ?? got} into ${into} of type ${goType}`;
 }
 
 /**

@@ -222,17 +222,9 @@ export function typeObject(table: TypeTable, object: Json, options: TypingOption
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
   const type = table.kinds[kindKey(apiVersion, kind)];
-  if (type === undefined) {
-    const problem: TypingProblem = {
-      kind: 'schema',
-      path: '',
-      parent: '',
-      strictPath: '',
-      at: [],
-      // noCorrespondingTypeErr, the kind as GroupVersionKind.String() prints it: `/v1, Kind=Pod`.
-      reason: `no corresponding type for ${apiVersion.includes('/') ? '' : '/'}${apiVersion}, Kind=${kind}`,
-    };
-    return { problems: [problem], decodeProblems: [] };
-  }
-  return typeValue(table, object, type, options);
+  if (type !== undefined) return typeValue(table, object, type, options);
+  // noCorrespondingTypeErr, the kind as GroupVersionKind.String() prints it: `/v1, Kind=Pod`.
+  const reason = `no corresponding type for ${apiVersion.includes('/') ? '' : '/'}${apiVersion}, Kind=${kind}`;
+  const problem: TypingProblem = { kind: 'schema', path: '', parent: '', strictPath: '', at: [], reason };
+  return { problems: [problem], decodeProblems: [] };
 }

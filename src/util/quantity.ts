@@ -12,7 +12,8 @@ export interface Quantity {
 /** Why ParseQuantity refuses a text: ErrFormatWrong or ErrSuffix. */
 type QuantityFault = 'format' | 'suffix';
 
-const SUFFIX_LETTERS = 'eEinumkKMGTP';
+/** ParseQuantity's scan: sign, whole digits, `.` and fraction digits, then the suffix (letters, a sign, digits). */
+const QUANTITY = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 /** Binary suffixes by their power of 1024 (the quota sum writes its totals with them too). */
 export const BINARY: Readonly<Record<string, bigint>> = { Ki: 1n, Mi: 2n, Gi: 3n, Ti: 4n, Pi: 5n, Ei: 6n };
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
@@ -21,12 +22,6 @@ const INT64_MAX = 2n ** 63n - 1n;
 export const NANO = 1_000_000_000n;
 // Past this a power of ten is no amount a quota sums, and too large to compute.
 const MAX_EXPONENT = 1000;
-
-function digitsFrom(text: string, from: number): number {
-  let at = from;
-  while (at < text.length && (text[at] ?? '') >= '0' && (text[at] ?? '') <= '9') at++;
-  return at;
-}
 
 // suffixer.interpret: a known suffix, or e/E followed by an int64.
 function knownSuffix(suffix: string): boolean {
@@ -46,23 +41,10 @@ function knownSuffix(suffix: string): boolean {
  * readQuantity('1ki'); // 'suffix'
  */
 export function readQuantity(text: string): Quantity | QuantityFault {
-  if (text === '') return 'format';
-  const negative = text.startsWith('-');
-  const start = negative || text.startsWith('+') ? 1 : 0;
-  let at = digitsFrom(text, start);
-  const whole = text.slice(start, at);
-  let fraction = '';
-  if (text[at] === '.') {
-    const end = digitsFrom(text, at + 1);
-    fraction = text.slice(at + 1, end);
-    at = end;
-  }
-  const suffixStart = at;
-  while (at < text.length && SUFFIX_LETTERS.includes(text[at] ?? '')) at++;
-  if (text[at] === '-' || text[at] === '+') at++;
-  if (digitsFrom(text, at) !== text.length) return 'format';
-  const suffix = text.slice(suffixStart);
-  return knownSuffix(suffix) ? { negative, whole, fraction, suffix } : 'suffix';
+  const match = text === '' ? null : QUANTITY.exec(text);
+  if (match === null) return 'format';
+  const [, sign, whole = '', fraction = '', suffix = ''] = match;
+  return knownSuffix(suffix) ? { negative: sign === '-', whole, fraction, suffix } : 'suffix';
 }
 
 /**

@@ -4,7 +4,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { MIN_REDISCOVERY_MS } from '../../src/connection/discovery.ts';
+import { MIN_REDISCOVERY_MS } from '../../src/connection/shared-answers.ts';
 import * as ocp from '../../src/index.ts';
 import { type Harness, harness, instance, rejection, settles, WORKER } from '../helpers.ts';
 
