@@ -6,8 +6,6 @@ import { isTemplateObject, templateObjectProblems } from './template-source.ts';
 import type { ResourceRef } from '../types/index.ts';
 import { describeRef, identityKey, type Issues } from './refs.ts';
 
-export { MAX_TIMEOUT_MS } from './options.ts';
-
 function checkTemplateName(value: unknown, issues: Issues): void {
   if (isTemplateObject(value)) issues.push(...templateObjectProblems(value));
   else if (typeof value !== 'string')

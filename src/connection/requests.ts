@@ -1,5 +1,5 @@
 // One request to the API server: its shape, answer and limits; connection.ts sends it.
-import { MAX_TIMEOUT_MS } from '../checks/arguments.ts';
+import { MAX_TIMEOUT_MS } from '../checks/options.ts';
 import { RequestError } from '../errors.ts';
 import type { RequestTimeout } from '../types/index.ts';
 import type { FailedRequest } from './failures.ts';
