@@ -7,10 +7,9 @@ import {
   type RequestErrorCode,
   type RequestStep,
 } from '../errors.ts';
-import type { KubernetesStatus, ObjectIdentity } from '../types/index.ts';
+import type { KubernetesStatus, ObjectIdentity, RequestTimeout } from '../types/index.ts';
 import { isRecord } from '../util/json.ts';
 import { cutText, type Redactor, redactStatus } from '../util/redact.ts';
-import type { Timeouts } from './requests.ts';
 import { MAX_ANSWER_BYTES, READ_TIMEOUT_CODES, TOO_LARGE_CODES } from '../wire/wire-errors.ts';
 
 /** The resource (plural) of a namespaced path, as a Status's `details.kind` names it. */
@@ -199,7 +198,7 @@ function unknownOutcome(request: FailedRequest): string {
 export function transportError(
   error: unknown,
   request: FailedRequest,
-  limits: Timeouts,
+  limits: Exclude<RequestTimeout, number>,
   signal?: AbortSignal,
   proxy?: string,
 ): RequestError {
@@ -244,7 +243,7 @@ export function transportError(
 export function credentialsError(
   error: unknown,
   request: FailedRequest,
-  limits: Timeouts,
+  limits: Exclude<RequestTimeout, number>,
   signal: AbortSignal | undefined,
   closed: boolean,
 ): RequestError {
