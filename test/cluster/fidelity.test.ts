@@ -62,7 +62,13 @@ describe.skipIf(!clusterKubeconfig)('the simulator against the real kube-apiserv
     }
     await sim.close();
     rmSync(simKubeconfig, { force: true });
-    if (found.length > 0) writeFileSync(join(tmpdir(), 'fidelity-differences.txt'), `${found.join('\n')}\n`);
+    // Every difference, explained ones included, for whoever updates fidelity-known.json; a name of
+    // its own, as another user's or a parallel run's file may already be in the temporary folder.
+    if (found.length > 0) {
+      const file = join(tmpdir(), `fidelity-differences-${process.pid}.txt`);
+      writeFileSync(file, `${found.join('\n')}\n`);
+      console.log(`fidelity: ${found.length} differences, each explained, listed in ${file}`);
+    }
   });
 
   const both = <T>(run: (side: Side) => Promise<T>): Promise<[T, T]> => {
