@@ -77,14 +77,16 @@ async function templateOf(
     notFound: 'template',
   }).catch((error: unknown) => {
     if (!isNotFound(error)) throw error;
-    // A delete cannot name its objects without the Template, or a scheduler would retry forever.
-    if (op.operation === 'delete') throw notFoundWith(error, DELETE_ADVICE);
     // The most likely reason for a missing Template: it is stored elsewhere.
-    if (options.templateNamespace !== undefined) throw error;
-    throw notFoundWith(
-      error,
-      `templateNamespace was not given, so the Template was looked up in the target namespace "${options.namespace}"`,
-    );
+    const missing =
+      options.templateNamespace === undefined
+        ? notFoundWith(
+            error,
+            `templateNamespace was not given, so the Template was looked up in the target namespace "${options.namespace}"`,
+          )
+        : error;
+    // A delete cannot name its objects without the Template, or a scheduler would retry forever.
+    throw op.operation === 'delete' ? notFoundWith(missing, DELETE_ADVICE) : missing;
   });
   if (!isRecord(stored) || stored.kind !== 'Template') {
     throw new RequestError('Get', target, 'the response is not a Template', {

@@ -166,3 +166,15 @@ test('template-mode delete without the Template says that replay needs it', asyn
   );
   expect(error.cause).toBeInstanceOf(ocp.RequestError);
 });
+
+test('the same delete without templateNamespace keeps where the Template was looked for in its cause', async () => {
+  const error = instance(
+    await rejection(ocp.delete('retired-template', { VM_NAME: 'x' }, { namespace: 'workers' })),
+    ocp.RequestError,
+  );
+  expect(error.message).toMatch(/; delete replays the Template to name its objects, /);
+  const cause = instance(error.cause, ocp.RequestError);
+  expect(cause.message).toMatch(
+    /; templateNamespace was not given, so the Template was looked up in the target namespace "workers"$/,
+  );
+});
