@@ -3,7 +3,7 @@
 import { ValidationError } from '../errors.ts';
 
 export type ClientNode = typeof import('@kubernetes/client-node');
-export type Undici = Pick<typeof import('undici'), 'Pool' | 'buildConnector'>;
+export type Undici = Pick<typeof import('undici'), 'Pool'>;
 
 /** The oldest Node.js that client-node 2.x and its undici 8 load on. */
 const MINIMUM_NODE = [22, 19] as const;

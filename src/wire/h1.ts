@@ -2,12 +2,12 @@
 // the first of them the negotiating handshake's, each later one a handshake of the transport's own
 // (resuming the Connection's TLS session, through the proxy if there is one).
 import type { TLSSocket } from 'node:tls';
+import type { buildConnector } from 'undici';
 import { type Answer, type Exchange, headerValues } from './h2.ts';
 import type { Undici } from '../util/runtime.ts';
 import { isReadTimeout, MAX_ANSWER_BYTES } from './wire-errors.ts';
 
 type OriginPool = InstanceType<Undici['Pool']>;
-type ConnectCallback = Parameters<ReturnType<Undici['buildConnector']>>[1];
 
 /**
  * How long an idle socket stays in the pool when the server does not say (kube-apiserver never
@@ -131,7 +131,7 @@ export class Http1Pool {
   }
 
   /** A new socket on a place already counted in #open, given back when it closes or could not be had. */
-  #dial(callback: ConnectCallback): void {
+  #dial(callback: buildConnector.Callback): void {
     this.#source.handshake().then(
       (socket) => {
         socket.once('close', this.#release);

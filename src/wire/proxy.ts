@@ -172,8 +172,9 @@ function toAscii(host: string): string {
 export function bypassesProxy(server: URL, noProxy: string): boolean {
   const host = unmapped(server.hostname.replace(/^\[|\]$/g, '').toLowerCase());
   const port = server.port === '' ? '443' : server.port;
-  const ip = isIP(host) !== 0;
-  const loopback = host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+  const family = isIP(host);
+  const ip = family !== 0;
+  const loopback = host === '::1' || (family === 4 && host.startsWith('127.'));
   if (host === 'localhost' || loopback) return true;
   for (const raw of noProxy.split(',')) {
     const rule = noProxyRule(raw.trim().toLowerCase());

@@ -173,7 +173,7 @@ export async function openTunnel(settings: TunnelSettings): Promise<Socket> {
     return socket;
   } catch (error) {
     socket.destroy();
-    if (settings.signal.aborted) throw settings.signal.reason as Error;
+    if (settings.signal.aborted) throw abortReason(settings.signal);
     throw error;
   } finally {
     settings.signal.removeEventListener('abort', onAbort);
