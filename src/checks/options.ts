@@ -21,8 +21,16 @@ type Check = (value: unknown, key: string) => Issues;
 
 /** A key the options take a value for (`key?: undefined` only marks the other mode's keys). */
 type Taken<T> = { [K in keyof T]-?: [Exclude<T[K], undefined>] extends [never] ? never : K }[keyof T];
-/** A check per key: a table compiles only while it names exactly the keys of its options interface. */
 type Checks<T> = Readonly<Record<Taken<T>, Check>>;
+
+/**
+ * A table of exactly the keys `T` takes: a missing key fails to compile, and so does an extra one,
+ * also one spread in from a shared table (which `satisfies` lets through).
+ */
+const exactly =
+  <T>() =>
+  <C extends Checks<T>>(checks: C & Record<Exclude<keyof C, Taken<T>>, never>): C =>
+    checks;
 
 /** The longest delay a Node.js timer holds (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -81,24 +89,24 @@ const fieldManager = must(
 const missing = oneOf(['error', 'null'], true);
 const propagationPolicy = oneOf(['Foreground', 'Background', 'Orphan']);
 
-const COMMON = {
+const COMMON = exactly<CommonOptions>()({
   namespace,
   api: checkedElsewhere,
   requestTimeout: timeout,
   signal,
   onWarning,
-} satisfies Checks<CommonOptions>;
-const TEMPLATE = {
+});
+const TEMPLATE = exactly<TemplateOptions>()({
   ...COMMON,
   templateNamespace: namespace,
   labels: labelProblems,
-} satisfies Checks<TemplateOptions>;
+});
 
 export type Call =
   'connect' | 'process' | 'create' | 'get' | 'delete' | 'get with resources' | 'delete with resources';
 
 const CHECKS: Readonly<Record<Call, Readonly<Record<string, Check>>>> = {
-  connect: {
+  connect: exactly<ConnectOptions>()({
     kubeconfig,
     context: nonEmpty,
     inCluster: boolean,
@@ -111,35 +119,35 @@ const CHECKS: Readonly<Record<Call, Readonly<Record<string, Check>>>> = {
     ),
     http2: boolean,
     onWarning,
-  } satisfies Checks<ConnectOptions>,
+  }),
   process: TEMPLATE,
-  create: {
+  create: exactly<CreateOptions>()({
     ...TEMPLATE,
     fieldManager,
     dryRun: boolean,
     fieldValidation: oneOf(['Strict', 'Warn', 'Ignore']),
     preflight: oneOf(['server', 'schema']),
     adopt: boolean,
-  } satisfies Checks<CreateOptions>,
-  get: { ...TEMPLATE, missing } satisfies Checks<GetOptions>,
-  delete: {
+  }),
+  get: exactly<GetOptions>()({ ...TEMPLATE, missing }),
+  delete: exactly<DeleteOptions>()({
     ...TEMPLATE,
     dryRun: boolean,
     propagationPolicy,
     fieldManager,
     ownership: oneOf(['manager', 'any'], true),
-  } satisfies Checks<DeleteOptions>,
-  'get with resources': {
+  }),
+  'get with resources': exactly<ReferenceGetOptions>()({
     ...COMMON,
     resources: checkedElsewhere,
     missing,
-  } satisfies Checks<ReferenceGetOptions>,
-  'delete with resources': {
+  }),
+  'delete with resources': exactly<ReferenceDeleteOptions>()({
     ...COMMON,
     resources: checkedElsewhere,
     dryRun: boolean,
     propagationPolicy,
-  } satisfies Checks<ReferenceDeleteOptions>,
+  }),
 };
 
 const ALL_OPTION_KEYS = [...new Set(Object.values(CHECKS).flatMap((checks) => Object.keys(checks)))];
