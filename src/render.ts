@@ -3,7 +3,7 @@
 import { debuglog } from 'node:util';
 import { RequestError, ValidationError } from './errors.ts';
 import { makeRedactor, type Redactor, redactProblem } from './util/redact.ts';
-import { isRecord } from './util/json.ts';
+import { hasText, isRecord } from './util/json.ts';
 import {
   assertValid,
   contextFor,
@@ -27,7 +27,6 @@ import type {
 } from './types/index.ts';
 import {
   checkRenderedObjects,
-  hasText,
   type KindLookup,
   prepareTemplate,
   type Target,

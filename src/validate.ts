@@ -1,6 +1,6 @@
 // Checks before any mutating request: the Template copy sent, random generators, every rendered
 // object. Pure: data in, problems out.
-import { isRecord } from './util/json.ts';
+import { hasText, isRecord } from './util/json.ts';
 import { nameProblem } from './checks/names.ts';
 import { closest } from './checks/suggest.ts';
 import { parameterText } from './checks/parameters.ts';
@@ -22,7 +22,6 @@ import {
 const KEPT_TEMPLATE_METADATA = ['name', 'labels', 'annotations'];
 
 /** Whether a parameter's field holds text: an empty value or generator is none. */
-export const hasText = (text: unknown): text is string => typeof text === 'string' && text !== '';
 
 /**
  * A copy of a Template ready to POST: overrides set (generators dropped), server-set metadata
@@ -106,7 +105,7 @@ export interface Target {
 function objectLabel(object: Record<string, unknown>, index: number): string {
   const kind = typeof object.kind === 'string' ? object.kind : '(no kind)';
   const metadata = isRecord(object.metadata) ? object.metadata : {};
-  const name = typeof metadata.name === 'string' && metadata.name !== '' ? `"${metadata.name}"` : '(no name)';
+  const name = hasText(metadata.name) ? `"${metadata.name}"` : '(no name)';
   return `object ${index + 1} (${kind} ${name})`;
 }
 
@@ -163,8 +162,7 @@ export function checkRenderedObjects(
     const metadataType = notAMap(raw.metadata);
     if (metadataType !== undefined)
       say('identity', `${label()}: .metadata: expected map, got ${metadataType}`);
-    else if (typeof name !== 'string' || name === '')
-      say('name', `${label()} has no metadata.name (a stable name is required)`);
+    else if (!hasText(name)) say('name', `${label()} has no metadata.name (a stable name is required)`);
     else if (typeof apiVersion === 'string' && typeof kind === 'string') {
       const problem = nameProblem(apiVersion, kind, name, namespace);
       if (problem) say('name', `${label()}: metadata.name "${name}" ${problem}`);

@@ -1,5 +1,5 @@
 // Checks of the arguments each call is given, before anything is sent. Names, never values.
-import { describe, isRecord } from '../util/json.ts';
+import { describe, hasText, isRecord } from '../util/json.ts';
 import { nameProblem } from './names.ts';
 import { type Call, checkOptions } from './options.ts';
 import { isTemplateObject, templateObjectProblems } from './template-source.ts';
@@ -88,19 +88,19 @@ export function checkReferenceArguments(call: 'get' | 'delete', options: unknown
       if (typeof ref[key] !== 'string' || ref[key] === '')
         issues.push(`${at}.${key} must be a non-empty string`);
     }
-    if (typeof ref.name === 'string' && ref.name !== '') {
+    if (hasText(ref.name)) {
       const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
       const kind = typeof ref.kind === 'string' ? ref.kind : '';
       const inNamespace = typeof namespace === 'string' ? namespace : undefined;
       const problem = nameProblem(apiVersion, kind, ref.name, inNamespace);
       if (problem) issues.push(`${at}.name "${ref.name}" ${problem}`);
     }
-    if (typeof ref.namespace === 'string' && ref.namespace !== '' && ref.namespace !== namespace) {
+    if (hasText(ref.namespace) && ref.namespace !== namespace) {
       issues.push(
         `${at} is in namespace "${ref.namespace}", not the target namespace "${String(namespace)}"`,
       );
     }
-    if (ref.uid !== undefined && (typeof ref.uid !== 'string' || ref.uid === ''))
+    if (ref.uid !== undefined && !hasText(ref.uid))
       issues.push(`${at}.uid must be a non-empty string when given`);
     const key = identityKey(ref as unknown as ResourceRef);
     if (seen.has(key)) issues.push(`${at} repeats ${describeRef(ref as unknown as ResourceRef)}`);

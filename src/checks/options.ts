@@ -10,7 +10,7 @@ import type {
   ReferenceGetOptions,
   TemplateOptions,
 } from '../types/index.ts';
-import { describe, isRecord } from '../util/json.ts';
+import { describe, hasText, isRecord } from '../util/json.ts';
 import { labelProblems } from './labels.ts';
 import { nameProblem } from './names.ts';
 import type { Issues } from './refs.ts';
@@ -45,7 +45,7 @@ const oneOf = (values: readonly string[], got = false): Check =>
   must((value) => values.includes(value as string), `be ${listOf(values.map((v) => `"${v}"`))}`, got);
 
 const boolean = must((value) => typeof value === 'boolean', 'be a boolean');
-const nonEmpty = must((value) => typeof value === 'string' && value !== '', 'be a non-empty string');
+const nonEmpty = must(hasText, 'be a non-empty string');
 /** `api` is checked where the Connection is taken, `resources` ref by ref (arguments.ts). */
 const checkedElsewhere: Check = () => [];
 
@@ -69,7 +69,7 @@ const timeout: Check = (value, key) => {
 };
 
 const kubeconfig: Check = (value, key) => {
-  if (typeof value !== 'string' || value === '') return [`${key} must be a non-empty path`];
+  if (!hasText(value)) return [`${key} must be a non-empty path`];
   // Content where a path belongs would be quoted in "no such file" and may hold a token.
   if (/[\r\n]|^\s*[{[]/.test(value))
     return [`${key} must be the path of a kubeconfig file, not its content (not repeated here)`];
@@ -83,7 +83,7 @@ const onWarning = must(
   true,
 );
 const fieldManager = must(
-  (value) => typeof value === 'string' && value !== '' && value.length <= 128,
+  (value) => hasText(value) && value.length <= 128,
   'be a non-empty string of at most 128 characters',
 );
 const missing = oneOf(['error', 'null'], true);

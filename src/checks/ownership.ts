@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { OperationError, RequestError } from '../errors.ts';
 import type { DeleteResult, ResourceRef } from '../types/index.ts';
-import { isRecord } from '../util/json.ts';
+import { hasText, isRecord } from '../util/json.ts';
 import { resourceCreatedByPost } from './created-by-post.ts';
 import { isLabelValue } from './labels.ts';
 import { describeRef } from './refs.ts';
@@ -68,7 +68,7 @@ export function managersOf(object: unknown): ManagerEntry[] {
     if (!isRecord(entry)) return [];
     const { manager, operation, subresource } = entry;
     if (typeof manager !== 'string' || (operation !== 'Apply' && operation !== 'Update')) return [];
-    const sub = typeof subresource === 'string' && subresource !== '' ? { subresource } : {};
+    const sub = hasText(subresource) ? { subresource } : {};
     return [{ manager, operation, ...sub }];
   });
 }

@@ -1,6 +1,6 @@
 // Secret objects: `stringData` folded into `data` before apply, and every value that no error,
 // debug line or warning may repeat (rendered Secret data, and parameters that feed it).
-import { isRecord } from '../util/json.ts';
+import { hasText, isRecord } from '../util/json.ts';
 import type { KubernetesObject, TemplateParameters } from '../types/index.ts';
 import { parameterText } from './parameters.ts';
 
@@ -66,7 +66,7 @@ export function secretParameterValues(
     for (const match of text.matchAll(PARAMETER_REFERENCE)) if (match[1]) secret.add(match[1]);
   }
   for (const p of declared) {
-    if (typeof p.name === 'string' && typeof p.generate === 'string' && p.generate !== '') secret.add(p.name);
+    if (typeof p.name === 'string' && hasText(p.generate)) secret.add(p.name);
   }
   const values: string[] = [];
   for (const name of secret) {

@@ -1,6 +1,6 @@
 // Where a template operation's Template comes from: a stored Template's name (`oc process NAME`),
 // or a Template object the caller parsed itself (`oc process -f FILE`).
-import { describe, isRecord } from '../util/json.ts';
+import { describe, hasText, isRecord } from '../util/json.ts';
 import { nameProblem } from './names.ts';
 import type { TemplateObject } from '../types/index.ts';
 
@@ -30,7 +30,7 @@ export function templateObjectProblems(template: Record<string, unknown>): strin
   if (apiVersion !== TEMPLATE_API_VERSION && apiVersion !== LEGACY_API_VERSION)
     issues.push(`template.apiVersion must be "${TEMPLATE_API_VERSION}" (or the legacy "v1")`);
   const name = isRecord(template.metadata) ? template.metadata.name : undefined;
-  if (typeof name !== 'string' || name === '')
+  if (!hasText(name))
     issues.push(
       'template.metadata.name must be a non-empty string: errors and traces name the Template by it',
     );

@@ -4,6 +4,7 @@
 import type { KubeConfig, User } from '@kubernetes/client-node';
 import { RequestError } from '../errors.ts';
 import { makeRedactor, type Redactor, redactStatus } from '../util/redact.ts';
+import { hasText } from '../util/json.ts';
 import { type ExecCluster, type ExecConfig, ExecPlugin } from './exec-plugin.ts';
 import type { ClientNode } from '../util/runtime.ts';
 
@@ -155,7 +156,7 @@ export class Credentials {
 
   remember(values: Iterable<string | null | undefined>): void {
     const before = this.#secrets.size;
-    for (const value of values) if (typeof value === 'string' && value !== '') this.#secrets.add(value);
+    for (const value of values) if (hasText(value)) this.#secrets.add(value);
     if (this.#secrets.size !== before) this.#redact = makeRedactor(this.#secrets);
   }
 

@@ -4,7 +4,7 @@
 import { type ExecFileException, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { cutText, type Redactor } from '../util/redact.ts';
-import { isRecord } from '../util/json.ts';
+import { hasText, isRecord } from '../util/json.ts';
 import { waitFor } from '../util/wait.ts';
 
 /** A kubeconfig user's `exec` stanza, as client-node hands it over (the kubeconfig's own keys). */
@@ -68,7 +68,7 @@ interface Run {
 }
 
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  return hasText(value) ? value : undefined;
 }
 
 /** What client-go refuses in an exec stanza before running anything, or undefined. */

@@ -4,6 +4,9 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Whether a value is a string with something in it. */
+export const hasText = (text: unknown): text is string => typeof text === 'string' && text !== '';
+
 /** What a value is, in words for an error message: never the value itself. */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
