@@ -21,15 +21,11 @@ type Check = (value: unknown, key: string) => Issues;
 
 /** A key the options take a value for (`key?: undefined` only marks the other mode's keys). */
 type Taken<T> = { [K in keyof T]-?: [Exclude<T[K], undefined>] extends [never] ? never : K }[keyof T];
-type Checks<T> = Readonly<Record<Taken<T>, Check>>;
 
-/**
- * A table of exactly the keys `T` takes: a missing key fails to compile, and so does an extra one,
- * also one spread in from a shared table (which `satisfies` lets through).
- */
+/** A table of exactly `T`'s keys: a missing or extra key (spread in too, unlike `satisfies`) fails to compile. */
 const exactly =
   <T>() =>
-  <C extends Checks<T>>(checks: C & Record<Exclude<keyof C, Taken<T>>, never>): C =>
+  <C extends Readonly<Record<Taken<T>, Check>>>(checks: C & Record<Exclude<keyof C, Taken<T>>, never>): C =>
     checks;
 
 /** The longest delay a Node.js timer holds (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
